@@ -1,0 +1,77 @@
+// Package report holds the findings that flow from the driver to the printers.
+package report
+
+import "github.com/cachelint/cachelint/rules"
+
+// Edit replaces the code between two 1-based positions (columns in Unicode code points,
+// end exclusive) and, for machine formats, the equivalent byte offsets.
+type Edit struct {
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Start     int    `json:"-"` // byte offset
+	End       int    `json:"-"` // byte offset, exclusive
+	NewText   string `json:"content"`
+}
+
+// Fix is a suggested change.
+type Fix struct {
+	Message       string `json:"message"`
+	Applicability string `json:"applicability"` // "safe" or "unsafe"
+	Edits         []Edit `json:"edits"`
+}
+
+// Related is a secondary location (e.g. the helper's own empty_cache call, the loop).
+type Related struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// Finding is one reported problem.
+type Finding struct {
+	Code     string
+	Name     string
+	Severity rules.Severity
+	Message  string
+	// File is the path as shown to the user (relative to the working directory when
+	// possible), with forward slashes.
+	File      string
+	Line      int // 1-based
+	Column    int // 1-based, in Unicode code points
+	EndLine   int
+	EndColumn int
+	URL       string
+	Fix       *Fix
+	Related   []Related
+	// Label is the short note printed under the caret in the code frame.
+	Label string
+	// Help is the `= help:` line.
+	Help string
+	// Cost is the `= cost:` line, set only with --cost-profile.
+	Cost string
+	// Cell and CellLine locate the finding in a notebook (Cell 1-based; 0 when the file is
+	// not a notebook). Line/Column then refer to the notebook's JSON file.
+	Cell     int
+	CellLine int
+	// FrameLine is the line of Source(File) that the code frame shows; 0 means Line.
+	// Notebooks set it to the line in the cell-concatenated program.
+	FrameLine int
+	// Function is the dotted name of the enclosing function ("" at module level); it feeds
+	// baseline fingerprints.
+	Function string
+	// Snippet is the normalised source of the reported statement, for fingerprints.
+	Snippet string
+}
+
+// Report is what one `check` run produced.
+type Report struct {
+	Findings []Finding
+	// Source returns the text of a file as shown in findings (for code frames); nil when
+	// unavailable.
+	Source func(file string) []byte
+	// FilesChecked is the number of files in report scope.
+	FilesChecked int
+}

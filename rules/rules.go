@@ -1,0 +1,99 @@
+// Package rules is cachelint's rule registry: every rule's code, name, severity and
+// default, and its documentation (rules/<CODE>.md, embedded).
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity is how serious a finding is; it lives here, not in diagnostics.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+// Rule describes one check.
+type Rule struct {
+	Code     string
+	Name     string
+	Severity Severity
+	// Default reports whether the rule runs without --select/--extend-select.
+	Default bool
+	// Summary is the one-line description shown by `cachelint rules`.
+	Summary string
+}
+
+// URL is where the rule's documentation lives on the web.
+func (r Rule) URL() string {
+	return "https://github.com/cachelint/cachelint/blob/main/rules/" + r.Code + ".md"
+}
+
+// Doc returns the rule's Markdown documentation.
+func (r Rule) Doc() string {
+	b, err := docs.ReadFile(r.Code + ".md")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+//go:embed *.md
+var docs embed.FS
+
+var registry = []Rule{
+	{"CL001", "empty-cache-per-step", Error, true, "cache emptied on every iteration of a step loop"},
+	{"CL002", "empty-cache-periodic", Warning, true, "cache emptied every N steps of a step loop"},
+	{"CL003", "empty-cache-per-epoch", Info, false, "cache emptied once per epoch"},
+	{"CL004", "empty-cache-in-loop", Warning, true, "cache emptied inside a loop of unknown kind"},
+	{"CL005", "oom-retry-inside-except", Warning, true, "OOM retry re-runs the failed work inside the except block"},
+	{"CL006", "oom-handler-too-broad", Warning, true, "cache-clearing retry handler catches more than OOM"},
+	{"CL010", "alloc-conf-after-cuda-init", Error, true, "allocator config set after CUDA was initialised"},
+	{"CL011", "alloc-conf-invalid", Error, true, "allocator config string PyTorch rejects or misreads"},
+	{"CL012", "alloc-conf-no-effect", Warning, true, "allocator setting that has no effect as written"},
+	{"CL900", "parse-error", Error, false, "file could not be parsed (shown with --show-parse-errors)"},
+}
+
+// All returns every rule, ordered by code.
+func All() []Rule {
+	out := append([]Rule(nil), registry...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
+// Lookup finds a rule by code (case-insensitive) or by name.
+func Lookup(codeOrName string) (Rule, bool) {
+	for _, r := range registry {
+		if strings.EqualFold(r.Code, codeOrName) || r.Name == codeOrName {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// Match expands a selector (a code like "CL001", a prefix like "CL00" or "CL", or "ALL")
+// into the rules it names. An unknown selector is an error.
+func Match(selector string) ([]Rule, error) {
+	s := strings.ToUpper(strings.TrimSpace(selector))
+	if s == "" {
+		return nil, fmt.Errorf("empty rule selector")
+	}
+	var out []Rule
+	for _, r := range registry {
+		if s == "ALL" || strings.HasPrefix(r.Code, s) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		if r, ok := Lookup(selector); ok {
+			return []Rule{r}, nil
+		}
+		return nil, fmt.Errorf("unknown rule selector %q", selector)
+	}
+	return out, nil
+}
