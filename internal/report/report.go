@@ -56,6 +56,11 @@ type Finding struct {
 	// not a notebook). Line/Column then refer to the notebook's JSON file.
 	Cell     int
 	CellLine int
+	// CellColumn and CellEndColumn are the columns of the span in that cell line (code
+	// points, end exclusive), used by text output; 0 means "same as Column/EndColumn",
+	// which is only right when the JSON string holds no escapes before the span.
+	CellColumn    int
+	CellEndColumn int
 	// FrameLine is the line of Source(File) that the code frame shows; 0 means Line.
 	// Notebooks set it to the line in the cell-concatenated program.
 	FrameLine int

@@ -1,0 +1,195 @@
+package analyzers
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// CacheCalls finds every cache-emptying call of the project: the direct spellings and
+// aliases of SPEC §2, known library helpers, and calls of the project's own functions that
+// (transitively) make such a call — the cache-emptying helpers. Its result is the call graph
+// that Classify walks.
+var CacheCalls = &analysis.Analyzer{
+	Name:       "cachecalls",
+	Doc:        "finds cache-emptying calls, direct or through helpers, across the project's files",
+	Requires:   []*analysis.Analyzer{pyparse.Analyzer},
+	Run:        runCacheCalls,
+	ResultType: reflect.TypeFor[*CallGraph](),
+}
+
+var (
+	rootFlag         string
+	extraHelpersFlag string
+)
+
+func init() {
+	CacheCalls.Flags.StringVar(&rootFlag, "root", ".", "project root, for resolving imports")
+	CacheCalls.Flags.StringVar(&extraHelpersFlag, "extra-helpers", "", "comma-separated dotted names of functions that empty the cache")
+}
+
+// Target is a call that empties the cache by itself: a torch spelling or a library helper.
+type Target struct {
+	File *pyparse.File
+	Call *pyparse.Call
+	// Spelling is what the user wrote, qualified ("torch.cuda.empty_cache").
+	Spelling string
+	// Library explains a library helper ("accelerate's release_memory() ..."), "" for torch.
+	Library string
+}
+
+// Edge is a call of a project helper.
+type Edge struct {
+	File   *pyparse.File
+	Call   *pyparse.Call
+	Callee *pyparse.Function
+	// CalleeFile is where the helper is defined.
+	CalleeFile *pyparse.File
+}
+
+// CallGraph is CacheCalls' result.
+type CallGraph struct {
+	Targets []*Target
+	// Helpers are the project functions that (transitively) empty the cache.
+	Helpers map[*pyparse.Function]bool
+	// Callers lists the calls of each helper.
+	Callers map[*pyparse.Function][]*Edge
+	// Inner lists, for each helper, the cache-emptying calls in its own body: targets and
+	// calls of other helpers.
+	Inner map[*pyparse.Function][]*Edge
+	// TargetsIn lists the targets in each function's own body (nil key: module level).
+	FileOf  map[*pyparse.Function]*pyparse.File
+	Project *project
+	// Rounds is how many prefilter rounds ran (1 when no helper was found).
+	Rounds int
+}
+
+func runCacheCalls(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[pyparse.Analyzer].(*pyparse.Result)
+	extra := map[string]bool{}
+	for _, e := range strings.Split(extraHelpersFlag, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			extra[e] = true
+		}
+	}
+	proj := newProject(rootFlag, pass.OtherFiles, res)
+	searched := map[string]bool{}
+	for _, n := range needles() {
+		searched[n] = true
+	}
+	for e := range extra {
+		name := e[strings.LastIndex(e, ".")+1:]
+		if !searched[name] {
+			searched[name] = true
+			if err := res.ParseMatching(context.Background(), []string{name}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var g *CallGraph
+	for round := 1; ; round++ {
+		proj.reindex()
+		g = buildGraph(proj, res, extra)
+		g.Rounds = round
+		var fresh []string
+		for fn := range g.Helpers {
+			if !searched[fn.Name] {
+				searched[fn.Name] = true
+				fresh = append(fresh, fn.Name)
+			}
+		}
+		if len(fresh) == 0 {
+			break
+		}
+		before := res.Parsed
+		if err := res.ParseMatching(context.Background(), fresh); err != nil {
+			return nil, err
+		}
+		if res.Parsed == before {
+			break
+		}
+	}
+	return g, nil
+}
+
+func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *CallGraph {
+	g := &CallGraph{
+		Helpers: map[*pyparse.Function]bool{},
+		Callers: map[*pyparse.Function][]*Edge{},
+		Inner:   map[*pyparse.Function][]*Edge{},
+		FileOf:  map[*pyparse.Function]*pyparse.File{},
+		Project: proj,
+	}
+	var edges []*Edge
+	for _, f := range res.Files {
+		for _, fn := range f.Functions {
+			g.FileOf[fn] = f
+		}
+		for _, c := range f.Calls {
+			q := proj.qualifiedCallee(f, c)
+			if q == "" {
+				continue
+			}
+			if s, ok := directCallee(q); ok {
+				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: s})
+				continue
+			}
+			if why, ok := libraryHelper(q); ok {
+				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: why})
+				continue
+			}
+			if extra[q] || extra[c.Callee] {
+				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: "listed in extra-helpers"})
+				continue
+			}
+			if r := proj.resolve(f, c); r != nil && r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
+				edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
+			}
+		}
+	}
+	// Helpers: functions whose own body holds a target, then their callers' functions,
+	// transitively. The visited set makes recursion and cycles terminate.
+	var queue []*pyparse.Function
+	for _, t := range g.Targets {
+		if fn := t.Call.Function; fn != nil && !g.Helpers[fn] {
+			g.Helpers[fn] = true
+			queue = append(queue, fn)
+		}
+	}
+	byCallee := map[*pyparse.Function][]*Edge{}
+	for _, e := range edges {
+		byCallee[e.Callee] = append(byCallee[e.Callee], e)
+	}
+	for len(queue) > 0 {
+		fn := queue[0]
+		queue = queue[1:]
+		for _, e := range byCallee[fn] {
+			g.Callers[fn] = append(g.Callers[fn], e)
+			if caller := e.Call.Function; caller != nil {
+				g.Inner[caller] = append(g.Inner[caller], e)
+				if !g.Helpers[caller] {
+					g.Helpers[caller] = true
+					queue = append(queue, caller)
+				}
+			}
+		}
+	}
+	for fn := range g.Callers {
+		sortEdges(g.Callers[fn])
+	}
+	return g
+}
+
+func sortEdges(es []*Edge) {
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].File.Path != es[j].File.Path {
+			return es[i].File.Path < es[j].File.Path
+		}
+		return es[i].Call.Node.Start < es[j].Call.Node.Start
+	})
+}

@@ -1,0 +1,316 @@
+package analyzers
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// Classify gives every cache-emptying call a frequency (SPEC §3) and a pattern (SPEC §4),
+// following helpers to the loops and hooks that call them. Its result is the list of
+// records `cachelint calls` prints and StepLoop reports from.
+var Classify = &analysis.Analyzer{
+	Name:       "classify",
+	Doc:        "classifies each cache-emptying call by how often it runs and which legitimate use it matches",
+	Requires:   []*analysis.Analyzer{CacheCalls},
+	Run:        runClassify,
+	ResultType: reflect.TypeFor[*Classification](),
+}
+
+var stepLoopNamesFlag string
+
+func init() {
+	Classify.Flags.StringVar(&stepLoopNamesFlag, "step-loop-names", "", "comma-separated names of functions called once per step, or of iterables that yield batches")
+}
+
+// Frequency is how often a call runs.
+type Frequency string
+
+const (
+	PerIteration Frequency = "per_iteration"
+	Periodic     Frequency = "periodic"
+	PerEpoch     Frequency = "per_epoch"
+	Once         Frequency = "once"
+	Unknown      Frequency = "unknown"
+)
+
+// Record is one classified call site: a direct cache-emptying call, or a call of a helper.
+type Record struct {
+	File *pyparse.File
+	Call *pyparse.Call
+	// Callee is the name as written at the site, qualified through imports.
+	Callee string
+	// Via is the chain of helpers from the site to the cache-emptying call (empty for a
+	// direct call); Via[0] is the helper called at the site.
+	Via []*Edge
+	// Target is the cache-emptying call the chain ends in.
+	Target *Target
+	Role   string // "call" or "helper_body"
+
+	Frequency Frequency
+	Period    int
+	Pattern   Pattern
+	Rule      string // "" when nothing is reported
+	// Loop is the governing loop (nil for hooks and code outside loops).
+	Loop *loop
+	// Hook names the framework hook that makes this per-step or per-epoch, if any.
+	Hook string
+	// Gate is the condition that made the call periodic or once-per-loop.
+	Gate   *gate
+	Reason string
+}
+
+// Classification is Classify's result.
+type Classification struct {
+	Records []*Record
+	Graph   *CallGraph
+}
+
+type classifier struct {
+	g             *CallGraph
+	stepNames     map[string]bool
+	loops         map[*pyparse.Node]*loop
+	hasStepLoop   map[*pyparse.Function]bool
+	runsStepCache map[*pyparse.Function]string
+	resolved      map[*pyparse.Node]*funcRef
+}
+
+func runClassify(pass *analysis.Pass) (any, error) {
+	g := pass.ResultOf[CacheCalls].(*CallGraph)
+	a := &classifier{
+		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
+		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
+		resolved: map[*pyparse.Node]*funcRef{},
+	}
+	for _, n := range strings.Split(stepLoopNamesFlag, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			a.stepNames[n] = true
+		}
+	}
+	out := &Classification{Graph: g}
+	for _, t := range g.Targets {
+		out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
+	}
+	sort.SliceStable(out.Records, func(i, j int) bool {
+		ri, rj := out.Records[i], out.Records[j]
+		if ri.File.Path != rj.File.Path {
+			return ri.File.Path < rj.File.Path
+		}
+		return ri.Call.Node.Start < rj.Call.Node.Start
+	})
+	return out, nil
+}
+
+// inherited is what a helper's body passes up to its call sites: a gate that thins out the
+// call, and a legitimate pattern found inside the helper.
+type inherited struct {
+	gate       *gate
+	pattern    Pattern
+	patternWhy string
+}
+
+// maxRecordsPerTarget bounds the records one call can produce through a call graph in
+// which many paths lead to it.
+const maxRecordsPerTarget = 200
+
+// follow classifies a site and, when the site runs once per call of its function, goes on
+// to the function's callers.
+func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool, count int) []*Record {
+	fn := call.Function
+	lc := a.contextOf(f, call.Node)
+	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
+	r.Callee = a.g.Project.qualifiedCallee(f, call)
+	if len(via) == 0 {
+		r.Callee = t.Spelling
+	}
+	callers := a.g.Callers[fn]
+	if fn == nil {
+		callers = nil
+	}
+	if len(via) == 0 && len(callers) > 0 {
+		r.Role = "helper_body"
+	}
+	a.frequency(f, fn, lc, r, len(callers) > 0)
+	if gt := inh.gate; gt != nil && (r.Frequency == PerIteration || r.Frequency == Unknown) {
+		r.Frequency, r.Gate, r.Period = Periodic, gt, gt.Period
+		r.Reason += fmt.Sprintf("; the helper calls it only when `%s`", gt.Text)
+	}
+	pat, pwhy := a.patternOf(f, call.Node, lc)
+	if pat == PatternNone && inh.pattern != "" && inh.pattern != PatternNone {
+		pat, pwhy = inh.pattern, inh.patternWhy
+	}
+	r.Pattern = pat
+	if pat != PatternNone {
+		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy
+	}
+	r.Rule = ruleFor(r)
+	recs := []*Record{r}
+	if r.Frequency != Once || len(callers) == 0 || count > maxRecordsPerTarget {
+		return recs
+	}
+	// Runs once per call of fn: the callers decide.
+	r.Reason = fmt.Sprintf("runs once per call of %s(); classified at its %d call site(s)", fn.Name, len(callers))
+	r.Rule = ""
+	if pat != PatternNone {
+		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy
+	}
+	next := inh
+	for _, g := range lc.Gates {
+		if g.Kind == periodicGate && next.gate == nil {
+			next.gate = g
+		}
+	}
+	if pat != PatternNone && (next.pattern == "" || next.pattern == PatternNone) {
+		next.pattern, next.patternWhy = pat, pwhy
+	}
+	visited[fn] = true
+	defer delete(visited, fn)
+	for _, e := range callers {
+		if e.Call.Function != nil && visited[e.Call.Function] {
+			continue
+		}
+		chain := append([]*Edge{e}, via...)
+		more := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs))
+		recs = append(recs, more...)
+	}
+	return recs
+}
+
+func ruleFor(r *Record) string {
+	if r.Pattern != PatternNone {
+		return ""
+	}
+	switch r.Frequency {
+	case PerIteration:
+		return "CL001"
+	case Periodic:
+		return "CL002"
+	case PerEpoch:
+		return "CL003"
+	case Unknown:
+		return "CL004"
+	}
+	return ""
+}
+
+// frequency fills r.Frequency, Period, Loop, Hook, Gate and Reason from the local context.
+func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localContext, r *Record, hasCallers bool) {
+	var gov *loop
+	base := Once
+	if len(lc.Loops) > 0 {
+		inner := lc.Loops[0]
+		switch inner.Kind {
+		case stepLoop:
+			gov, base = inner, PerIteration
+		case epochLoop:
+			gov, base = inner, PerEpoch
+		default:
+			gov, base = inner, Unknown
+			for _, l := range lc.Loops[1:] {
+				if l.Kind == stepLoop {
+					gov, base = l, PerIteration
+					break
+				}
+			}
+		}
+		r.Loop = gov
+		switch base {
+		case PerIteration:
+			r.Reason = fmt.Sprintf("inside the step loop at line %d (`%s`), which %s", gov.Node.Line(), gov.Header, gov.Why)
+		case PerEpoch:
+			r.Reason = fmt.Sprintf("inside the epoch loop at line %d (`%s`, %s) but outside its step loop", gov.Node.Line(), gov.Header, gov.Why)
+		default:
+			r.Reason = fmt.Sprintf("inside the loop at line %d (`%s`), which is neither a step nor an epoch loop", gov.Node.Line(), gov.Header)
+		}
+	} else if fn != nil {
+		if kind, why, period := a.hookOf(f, fn); kind != notHook {
+			r.Hook = why
+			if kind == perStepHook {
+				base = PerIteration
+				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per batch", fn.Name, why)
+				if period > 0 {
+					base, r.Period = Periodic, period
+					r.Reason = fmt.Sprintf("in `%s`, which %s calls every %d iterations", fn.Name, why, period)
+				}
+			} else {
+				base = PerEpoch
+				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per epoch", fn.Name, why)
+			}
+		} else if !hasCallers {
+			if why := a.runsStep(f, fn.Body, 0); why != "" && !a.funcHasStepLoop(&funcRef{f, fn}) {
+				base = PerIteration
+				r.Hook = "step function"
+				r.Reason = fmt.Sprintf("in `%s`, which runs a training step (%s), so it runs once per step", fn.Name, why)
+			}
+		}
+	}
+	if base == Once {
+		r.Frequency = Once
+		if r.Reason == "" {
+			r.Reason = "not inside any loop"
+		}
+		return
+	}
+	// Gates between the call and the governing loop (or the hook's body) thin it out.
+	for _, g := range lc.Gates {
+		if gov != nil && g.Inside != nil && g.Inside != gov.Node && !gov.Node.Contains(g.Inside) {
+			continue // the condition sits outside the governing loop
+		}
+		switch g.Kind {
+		case periodicGate:
+			if base == PerIteration || base == Unknown {
+				base, r.Gate, r.Period = Periodic, g, g.Period
+				r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
+			}
+		case onceGate:
+			if base == PerIteration {
+				base, r.Gate = PerEpoch, g
+				r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
+			}
+		}
+	}
+	r.Frequency = base
+}
+
+// hookOf says whether a function is a framework hook called per step or per epoch.
+func (a *classifier) hookOf(f *pyparse.File, fn *pyparse.Function) (hookKind, string, int) {
+	if a.stepNames[fn.Name] {
+		return perStepHook, "step-loop-names", 0
+	}
+	for _, d := range fn.Decorators {
+		t := d.Text(f.Src)
+		if strings.Contains(t, "Events.") {
+			if k, fw, p := igniteEvent(t); k != notHook {
+				return k, fw + " (" + firstLine(strings.TrimPrefix(t, "@")) + ")", p
+			}
+		}
+	}
+	for _, c := range f.Calls {
+		if !strings.HasSuffix(c.Callee, "add_event_handler") || c.Args == nil {
+			continue
+		}
+		args := c.Args.NamedChildren()
+		if len(args) >= 2 && args[1].Text(f.Src) == fn.Name {
+			if k, fw, p := igniteEvent(args[0].Text(f.Src)); k != notHook {
+				return k, fw + " (" + args[0].Text(f.Src) + ")", p
+			}
+		}
+	}
+	if fn.Class != nil {
+		bases := a.g.Project.classBases(f, fn.Class)
+		if k, fw := methodHook(fn.Name, bases, nil); k != notHook {
+			return k, fw, 0
+		}
+	}
+	return notHook, "", 0
+}
+
+func (a *classifier) notebook(f *pyparse.File) bool {
+	return strings.EqualFold(filepath.Ext(f.Path), ".ipynb")
+}

@@ -1,0 +1,339 @@
+package analyzers
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// loopKind says what a loop iterates.
+type loopKind int
+
+const (
+	otherLoop loopKind = iota
+	stepLoop           // over batches or steps
+	epochLoop          // over epochs: its body holds a step loop, or range(epochs)
+)
+
+// loop is an enclosing for/while loop of a call.
+type loop struct {
+	Node   *pyparse.Node
+	Kind   loopKind
+	Header string // "for batch in train_loader"
+	Why    string // why it was classified so
+}
+
+// gateKind says how a condition around the call thins out how often it runs.
+type gateKind int
+
+const (
+	noGate       gateKind = iota // a flag or check that does not change the frequency
+	periodicGate                 // step % N, step in eval_steps, time or memory pressure
+	onceGate                     // step == 0, i == len(loader) - 1: once per pass of the loop
+)
+
+// gate is a condition guarding the call.
+type gate struct {
+	Node   *pyparse.Node // the condition expression
+	Text   string
+	Kind   gateKind
+	Period int  // N of `step % N == 0`, 0 when unknown
+	Negate bool // the call is in the else branch
+	// Inside is the innermost enclosing loop of the condition (nil: none in the function).
+	Inside *pyparse.Node
+}
+
+// handler is an except clause around the call.
+type handler struct {
+	Node *pyparse.Node // except_clause
+	Type string        // "RuntimeError", "torch.cuda.OutOfMemoryError", "" for bare
+	Try  *pyparse.Node
+}
+
+// localContext is what encloses a call inside its own function.
+type localContext struct {
+	Loops    []*loop // innermost first
+	Gates    []*gate // innermost first
+	Handlers []*handler
+	Finally  bool
+	Withs    []string
+	Function *pyparse.Function // nil at module level (or in a class body)
+}
+
+func (lc *localContext) innermostLoop() *loop {
+	if len(lc.Loops) == 0 {
+		return nil
+	}
+	return lc.Loops[0]
+}
+
+// contextOf walks up from a call to its function boundary.
+func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContext {
+	lc := &localContext{Function: f.EnclosingFunction(call)}
+	child := call
+	var pendingGates []*gate
+	for m := call.Parent; m != nil; child, m = m, m.Parent {
+		switch m.Kind {
+		case "function_definition", "class_definition":
+			lc.Gates = append(lc.Gates, pendingGates...)
+			return lc
+		case "if_statement":
+			switch {
+			case child.Field == "consequence":
+				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), false))
+			case child.Kind == "elif_clause":
+				pendingGates = append(pendingGates, a.newGate(f, child.ChildByField("condition"), false))
+			case child.Kind == "else_clause":
+				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), true))
+			}
+		case "for_statement", "while_statement":
+			if child.Field == "body" {
+				l := a.classifyLoop(f, m)
+				lc.Loops = append(lc.Loops, l)
+				for _, g := range pendingGates {
+					if g.Inside == nil {
+						g.Inside = m
+					}
+				}
+			}
+		case "try_statement":
+			if child.Kind == "finally_clause" {
+				lc.Finally = true
+			}
+		case "except_clause", "except_group_clause":
+			h := &handler{Node: m, Try: m.Parent}
+			for _, c := range m.NamedChildren() {
+				if c.Kind != "block" {
+					h.Type = exceptType(c, f.Src)
+					break
+				}
+			}
+			lc.Handlers = append(lc.Handlers, h)
+		case "with_statement":
+			lc.Withs = append(lc.Withs, m.ChildByField("body").Text(f.Src))
+			if wc := m.NamedChildren(); len(wc) > 0 {
+				lc.Withs[len(lc.Withs)-1] = wc[0].Text(f.Src)
+			}
+		}
+	}
+	lc.Gates = append(lc.Gates, pendingGates...)
+	return lc
+}
+
+// exceptType renders `except (A, B) as e` as "A, B".
+func exceptType(n *pyparse.Node, src []byte) string {
+	if n.Kind == "as_pattern" {
+		if v := n.NamedChildren(); len(v) > 0 {
+			n = v[0]
+		}
+	}
+	if n.Kind == "tuple" || n.Kind == "parenthesized_expression" {
+		var parts []string
+		for _, c := range n.NamedChildren() {
+			parts = append(parts, c.Text(src))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return n.Text(src)
+}
+
+var (
+	reModulo   = regexp.MustCompile(`%\s*\(?\s*([0-9][0-9_]*)\s*\)?`)
+	reTimeGate = regexp.MustCompile(`\btime\.(time|perf_counter|monotonic)\(|\btime\(\)|elapsed|interval|last_(clear|clean|empty|flush)`)
+	reMemGate  = regexp.MustCompile(`memory_allocated|memory_reserved|mem_get_info|max_memory_|memory_stats|memory_usage|get_memory|nvidia_smi|gpu_mem|free_mem|vram`)
+	reInSteps  = regexp.MustCompile(`\bin\s+[\w.\[\]]*(steps|iters|iterations|every|schedule)\b`)
+)
+
+func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *gate {
+	g := &gate{Node: cond, Negate: negate}
+	if cond == nil {
+		return g
+	}
+	g.Text = cond.Text(f.Src)
+	t := g.Text
+	hasMod := cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil
+	switch {
+	case hasMod:
+		// `step % N == 0` (or `not step % N`) runs one step in N; `step % N != 0` and a bare
+		// `if step % N:` run on the others, so only their else branch is thinned out.
+		rare := (strings.Contains(t, "==") || strings.HasPrefix(strings.TrimSpace(t), "not ") ||
+			strings.ContainsAny(t, "<>")) && !strings.Contains(t, "!=")
+		if rare != negate {
+			g.Kind = periodicGate
+			if m := reModulo.FindStringSubmatch(t); m != nil {
+				g.Period, _ = strconv.Atoi(strings.ReplaceAll(m[1], "_", ""))
+			}
+		}
+	case negate:
+		// The else branch of a non-modulo condition: no thinning we can tell.
+	case reInSteps.MatchString(t):
+		g.Kind = periodicGate
+	case reTimeGate.MatchString(t):
+		g.Kind = periodicGate
+	case reMemGate.MatchString(t):
+		g.Kind = periodicGate
+	case onceCondition(t):
+		g.Kind = onceGate
+	}
+	return g
+}
+
+var reOnce = regexp.MustCompile(`^\s*\(?\s*[\w.\[\]]+\s*==\s*(0|1|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
+
+func onceCondition(t string) bool { return reOnce.MatchString(t) }
+
+var (
+	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|data_?iter|dataiter|iterator|tqdm|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
+	reEpochIter = regexp.MustCompile(`(?i)epoch`)
+	reStepWhile = regexp.MustCompile(`(?i)(step|iter|global_step|max_steps|num_steps|total_steps|batch)`)
+)
+
+// classifyLoop decides whether a loop is a step loop, an epoch loop, or something else.
+func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
+	if l, ok := a.loops[n]; ok {
+		return l
+	}
+	l := &loop{Node: n}
+	a.loops[n] = l
+	src := f.Src
+	var iter, target string
+	if n.Kind == "for_statement" {
+		iter = n.ChildByField("right").Text(src)
+		target = n.ChildByField("left").Text(src)
+		l.Header = "for " + target + " in " + iter
+	} else {
+		iter = n.ChildByField("condition").Text(src)
+		l.Header = "while " + iter
+	}
+	body := n.ChildByField("body")
+	hasInnerStep := a.bodyHasStepLoop(f, body)
+	switch {
+	case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
+		l.Kind, l.Why = epochLoop, "iterates epochs"
+	case hasInnerStep:
+		l.Kind, l.Why = epochLoop, "its body holds a step loop"
+	case a.stepNames[iterHead(iter)]:
+		l.Kind, l.Why = stepLoop, "listed in step-loop-names"
+	case n.Kind == "for_statement" && reStepIter.MatchString(iter):
+		l.Kind, l.Why = stepLoop, "iterates batches or steps"
+	case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
+		l.Kind, l.Why = stepLoop, "counts steps"
+	default:
+		if why := a.runsStep(f, body, 0); why != "" {
+			l.Kind, l.Why = stepLoop, "its body runs a step ("+why+")"
+		}
+	}
+	return l
+}
+
+func iterHead(iter string) string {
+	iter = strings.TrimSpace(iter)
+	if i := strings.IndexAny(iter, "(["); i >= 0 {
+		iter = iter[:i]
+	}
+	return iter[strings.LastIndex(iter, ".")+1:]
+}
+
+// bodyHasStepLoop reports whether a block contains (not in nested defs) a loop that is a
+// step loop, or calls a project function that holds one (`train_one_epoch()`).
+func (a *classifier) bodyHasStepLoop(f *pyparse.File, body *pyparse.Node) bool {
+	found := false
+	body.Walk(func(m *pyparse.Node) bool {
+		if found || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+			return false
+		}
+		if m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+			if a.classifyLoop(f, m).Kind != otherLoop {
+				found = true
+				return false
+			}
+		}
+		if m.Kind == "call" {
+			if fn := a.resolveCall(f, m); fn != nil && a.funcHasStepLoop(fn) {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func (a *classifier) funcHasStepLoop(r *funcRef) bool {
+	if v, ok := a.hasStepLoop[r.fn]; ok {
+		return v
+	}
+	a.hasStepLoop[r.fn] = false // cycles: assume not while computing
+	v := a.bodyHasStepLoop(r.file, r.fn.Body)
+	a.hasStepLoop[r.fn] = v
+	return v
+}
+
+var (
+	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|lr_scheduler|scheduler)[\w]*\.step$`)
+	reModelCall = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
+)
+
+// runsStep reports whether a block (not in nested defs) runs a training or inference step:
+// `.backward()`, `optimizer.step()`, `scaler.step()`, a model forward, or a call of a project
+// function that does. It returns a short description of the evidence.
+func (a *classifier) runsStep(f *pyparse.File, body *pyparse.Node, depth int) string {
+	if body == nil || depth > 4 {
+		return ""
+	}
+	why := ""
+	body.Walk(func(m *pyparse.Node) bool {
+		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+			return false
+		}
+		if m.Kind != "call" {
+			return true
+		}
+		callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
+		switch {
+		case strings.HasSuffix(callee, ".backward") || callee == "backward":
+			why = "`" + callee + "()`"
+		case reOptimStep.MatchString(callee):
+			why = "`" + callee + "()`"
+		case reModelCall.MatchString(callee):
+			why = "`" + callee + "(...)`"
+		default:
+			if r := a.resolveCall(f, m); r != nil {
+				if w := a.funcRunsStep(r, depth+1); w != "" {
+					why = "`" + callee + "()` runs " + w
+				}
+			}
+		}
+		return why == ""
+	})
+	return why
+}
+
+func (a *classifier) funcRunsStep(r *funcRef, depth int) string {
+	if v, ok := a.runsStepCache[r.fn]; ok {
+		return v
+	}
+	a.runsStepCache[r.fn] = ""
+	v := a.runsStep(r.file, r.fn.Body, depth)
+	// A function that loops over steps itself is not "one step".
+	if v != "" && a.funcHasStepLoop(r) {
+		v = ""
+	}
+	a.runsStepCache[r.fn] = v
+	return v
+}
+
+// resolveCall resolves a call node to a project function (cached per node).
+func (a *classifier) resolveCall(f *pyparse.File, call *pyparse.Node) *funcRef {
+	if r, ok := a.resolved[call]; ok {
+		return r
+	}
+	var r *funcRef
+	if c := f.CallOf(call); c != nil {
+		r = a.g.Project.resolve(f, c)
+	}
+	a.resolved[call] = r
+	return r
+}

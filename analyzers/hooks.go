@@ -1,0 +1,124 @@
+package analyzers
+
+import "strings"
+
+// hookKind is how often a framework calls a hook method.
+type hookKind int
+
+const (
+	notHook hookKind = iota
+	perStepHook
+	perEpochHook
+)
+
+// hookFamily is one framework's table of implicit-step-loop hooks (SPEC §3). A method is a
+// hook when its name is in the table and its class derives (directly or through project
+// classes) from one of Bases — or, for names no other library uses, from anything.
+type hookFamily struct {
+	Framework string
+	// Bases are suffixes of qualified base-class names ("LightningModule", "Callback").
+	Bases []string
+	// Distinctive names are recognised in any class: no one else calls a method
+	// `training_step` or `after_train_iter`.
+	Distinctive bool
+	PerStep     []string
+	PerEpoch    []string
+}
+
+var hookFamilies = []hookFamily{
+	{
+		Framework: "PyTorch Lightning", Bases: []string{"LightningModule", "Callback", "LightningDataModule"}, Distinctive: true,
+		PerStep: []string{"training_step", "validation_step", "test_step", "predict_step",
+			"on_train_batch_start", "on_train_batch_end", "on_validation_batch_start", "on_validation_batch_end",
+			"on_test_batch_start", "on_test_batch_end", "on_predict_batch_start", "on_predict_batch_end",
+			"on_before_backward", "on_after_backward", "on_before_optimizer_step", "on_before_zero_grad",
+			"optimizer_step", "optimizer_zero_grad", "training_step_end", "validation_step_end", "on_before_batch_transfer", "on_after_batch_transfer", "transfer_batch_to_device"},
+		PerEpoch: []string{"on_train_epoch_start", "on_train_epoch_end", "on_validation_epoch_start", "on_validation_epoch_end",
+			"on_test_epoch_start", "on_test_epoch_end", "on_predict_epoch_start", "on_predict_epoch_end",
+			"training_epoch_end", "validation_epoch_end", "test_epoch_end", "on_epoch_start", "on_epoch_end"},
+	},
+	{
+		Framework: "Hugging Face Trainer", Bases: []string{"TrainerCallback"},
+		PerStep:  []string{"on_step_begin", "on_step_end", "on_substep_end", "on_optimizer_step", "on_pre_optimizer_step", "on_prediction_step"},
+		PerEpoch: []string{"on_epoch_begin", "on_epoch_end"},
+	},
+	{
+		Framework: "Hugging Face Trainer", Bases: []string{"Trainer", "Seq2SeqTrainer", "SFTTrainer", "DPOTrainer", "RewardTrainer", "PPOTrainer", "GRPOTrainer"},
+		PerStep: []string{"training_step", "compute_loss", "prediction_step"},
+	},
+	{
+		Framework: "MMEngine/MMCV", Bases: []string{"Hook"}, Distinctive: true,
+		PerStep:  []string{"before_train_iter", "after_train_iter", "before_val_iter", "after_val_iter", "before_test_iter", "after_test_iter"},
+		PerEpoch: []string{"before_train_epoch", "after_train_epoch", "before_val_epoch", "after_val_epoch", "before_test_epoch", "after_test_epoch"},
+	},
+	{
+		Framework: "MMEngine/MMCV", Bases: []string{"Hook"},
+		PerStep:  []string{"before_iter", "after_iter"},
+		PerEpoch: []string{"before_epoch", "after_epoch"},
+	},
+	{
+		Framework: "PyTorch", Bases: []string{"Module", "nn.Module", "torch.nn.Module", "LightningModule", "PreTrainedModel", "ModelMixin"},
+		PerStep: []string{"forward"},
+	},
+}
+
+// methodHook classifies a method by name and (qualified) base classes.
+func methodHook(name string, bases []string, stepNames map[string]bool) (hookKind, string) {
+	if stepNames[name] {
+		return perStepHook, "listed in step-loop-names"
+	}
+	for _, fam := range hookFamilies {
+		matchBase := fam.Distinctive
+		for _, b := range bases {
+			for _, want := range fam.Bases {
+				if b == want || strings.HasSuffix(b, "."+want) {
+					matchBase = true
+				}
+			}
+		}
+		if !matchBase {
+			continue
+		}
+		for _, h := range fam.PerStep {
+			if h == name {
+				return perStepHook, fam.Framework
+			}
+		}
+		for _, h := range fam.PerEpoch {
+			if h == name {
+				return perEpochHook, fam.Framework
+			}
+		}
+	}
+	return notHook, ""
+}
+
+// igniteEvent classifies an Ignite event expression (`Events.ITERATION_COMPLETED`,
+// `Events.ITERATION_COMPLETED(every=100)`), returning the kind and a period when given.
+func igniteEvent(text string) (hookKind, string, int) {
+	switch {
+	case strings.Contains(text, "ITERATION_COMPLETED") || strings.Contains(text, "ITERATION_STARTED") ||
+		strings.Contains(text, "GET_BATCH_COMPLETED") || strings.Contains(text, "GET_BATCH_STARTED"):
+		if i := strings.Index(text, "every="); i >= 0 {
+			return perStepHook, "Ignite", leadingInt(text[i+len("every="):])
+		}
+		return perStepHook, "Ignite", 0
+	case strings.Contains(text, "EPOCH_COMPLETED") || strings.Contains(text, "EPOCH_STARTED"):
+		return perEpochHook, "Ignite", 0
+	}
+	return notHook, "", 0
+}
+
+func leadingInt(s string) int {
+	n := 0
+	for _, r := range strings.TrimSpace(s) {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+		if n > 1<<30 {
+			return 0
+		}
+	}
+	return n
+}

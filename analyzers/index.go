@@ -1,0 +1,364 @@
+package analyzers
+
+import (
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// project maps the files of one Pass to Python module names and resolves calls to the
+// project's own functions: `from a.b import f as g`, `import a.b as m; m.f()`,
+// `from . import utils; utils.f()`, `self.f()` / `cls.f()` / `super().f()` through the
+// project's classes, nested functions, and simple assignments (`clean = free_gpu`).
+type project struct {
+	root    string
+	paths   []string // every file in scope, parsed or not, slash-separated
+	pathSet map[string]bool
+	res     *pyparse.Result
+	// classes by simple name, across parsed files.
+	classes map[string][]classRef
+	// names bound by simple assignment at any level of a file: name -> dotted expression.
+	assigns map[*pyparse.File]map[string]string
+}
+
+type classRef struct {
+	file *pyparse.File
+	cls  *pyparse.Class
+}
+
+// funcRef is a resolved function of the project.
+type funcRef struct {
+	file *pyparse.File
+	fn   *pyparse.Function
+}
+
+func newProject(root string, paths []string, res *pyparse.Result) *project {
+	p := &project{root: filepath.ToSlash(root), pathSet: map[string]bool{}, res: res}
+	for _, f := range paths {
+		s := filepath.ToSlash(f)
+		p.paths = append(p.paths, s)
+		p.pathSet[s] = true
+	}
+	sort.Strings(p.paths)
+	p.reindex()
+	return p
+}
+
+// reindex refreshes the per-file tables after more files were parsed.
+func (p *project) reindex() {
+	p.classes = map[string][]classRef{}
+	p.assigns = map[*pyparse.File]map[string]string{}
+	for _, f := range p.res.Files {
+		for _, c := range f.Classes {
+			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
+		}
+		p.assigns[f] = simpleAssignments(f)
+	}
+}
+
+// simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a
+// plain name chain or a getattr on torch, so `clean = free_gpu` and `dev = getattr(torch, t)`
+// can be followed.
+func simpleAssignments(f *pyparse.File) map[string]string {
+	out := map[string]string{}
+	f.Root.Walk(func(n *pyparse.Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		left, right := n.ChildByField("left"), n.ChildByField("right")
+		if left == nil || right == nil || left.Kind != "identifier" {
+			return true
+		}
+		name := left.Text(f.Src)
+		if d := receiverName(f, right); d != "" {
+			out[name] = d
+		}
+		return true
+	})
+	return out
+}
+
+// receiverName renders an expression the way callee names are rendered, with
+// `getattr(torch, x)` normalised to "getattr(torch)" so device-generic code is recognised.
+func receiverName(f *pyparse.File, n *pyparse.Node) string {
+	if n.Kind == "call" {
+		fn := n.ChildByField("function")
+		if fn != nil && fn.Kind == "identifier" && fn.Text(f.Src) == "getattr" {
+			if args := n.ChildByField("arguments"); args != nil {
+				if a := args.NamedChildren(); len(a) >= 1 && f.Qualify(pyparse.DottedName(a[0], f.Src)) == "torch" {
+					return "getattr(torch)"
+				}
+			}
+		}
+	}
+	return pyparse.DottedName(n, f.Src)
+}
+
+// qualifiedCallee returns the callee of c through imports and simple assignments:
+// `t.cuda.empty_cache` -> `torch.cuda.empty_cache`, `dev.empty_cache` with
+// `dev = getattr(torch, device)` -> `getattr(torch).empty_cache`.
+func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
+	d := c.Callee
+	if c.Func != nil && c.Func.Kind == "attribute" {
+		if obj := c.Func.ChildByField("object"); obj != nil && obj.Kind == "call" {
+			if r := receiverName(f, obj); r == "getattr(torch)" {
+				d = r + "." + c.Func.ChildByField("attribute").Text(f.Src)
+			}
+		}
+	}
+	if d == "" {
+		return ""
+	}
+	head, rest, hasRest := strings.Cut(d, ".")
+	if _, imported := f.Aliases[head]; !imported {
+		if a, ok := p.assigns[f][head]; ok && a != head {
+			if hasRest {
+				d = a + "." + rest
+			} else {
+				d = a
+			}
+		}
+	}
+	return f.Qualify(d)
+}
+
+// moduleFile finds the file of a module imported from `from`: relative imports against the
+// importing file's package, absolute ones against the importing file's directory (a
+// script's sys.path[0]), the project root, `src/`, then a unique path suffix.
+func (p *project) moduleFile(from *pyparse.File, mod string) string {
+	level := len(mod) - len(strings.TrimLeft(mod, "."))
+	mod = strings.TrimLeft(mod, ".")
+	rel := strings.ReplaceAll(mod, ".", "/")
+	dir := path.Dir(filepath.ToSlash(from.Path))
+	var bases []string
+	if level > 0 {
+		for i := 1; i < level; i++ {
+			dir = path.Dir(dir)
+		}
+		bases = []string{dir}
+	} else {
+		bases = []string{dir, p.root, path.Join(p.root, "src")}
+	}
+	for _, b := range bases {
+		for _, cand := range []string{path.Join(b, rel) + ".py", path.Join(b, rel, "__init__.py")} {
+			if rel == "" {
+				cand = path.Join(b, "__init__.py")
+			}
+			if p.pathSet[cand] {
+				return cand
+			}
+		}
+	}
+	if level > 0 || rel == "" {
+		return ""
+	}
+	var found string
+	for _, suffix := range []string{"/" + rel + ".py", "/" + rel + "/__init__.py"} {
+		for _, q := range p.paths {
+			if strings.HasSuffix(q, suffix) || q == strings.TrimPrefix(suffix, "/") {
+				if found != "" && found != q {
+					return "" // ambiguous: two modules of that name
+				}
+				found = q
+			}
+		}
+	}
+	return found
+}
+
+// resolve finds the project function a call invokes, or nil.
+func (p *project) resolve(f *pyparse.File, c *pyparse.Call) *funcRef {
+	d := c.Callee
+	if d == "" {
+		return nil
+	}
+	return p.resolveName(f, c.Function, d, 0)
+}
+
+func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string, depth int) *funcRef {
+	if depth > 8 {
+		return nil
+	}
+	head, rest, hasRest := strings.Cut(d, ".")
+	switch {
+	case (head == "self" || head == "cls") && hasRest && !strings.Contains(rest, "."):
+		if cls := methodClass(scope); cls != nil {
+			return p.findMethod(f, cls, rest, 0)
+		}
+		return nil
+	case head == "super()" && hasRest && !strings.Contains(rest, "."):
+		if cls := methodClass(scope); cls != nil {
+			for _, b := range cls.Bases {
+				if cr := p.lookupClass(f, b); cr != nil {
+					if r := p.findMethod(cr.file, cr.cls, rest, 0); r != nil {
+						return r
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if !hasRest {
+		// Nested functions of enclosing scopes, then module-level functions.
+		for s := scope; s != nil; s = s.Parent {
+			for _, fn := range f.Functions {
+				if fn.Parent == s && fn.Class == nil && fn.Name == head {
+					return &funcRef{f, fn}
+				}
+			}
+		}
+		for _, fn := range f.Functions {
+			if fn.Parent == nil && fn.Class == nil && fn.Name == head {
+				return &funcRef{f, fn}
+			}
+		}
+		if a, ok := p.assigns[f][head]; ok && a != head {
+			return p.resolveName(f, scope, a, depth+1)
+		}
+	}
+	// Class.method called on the class itself.
+	if hasRest && !strings.Contains(rest, ".") {
+		if cr := p.lookupClass(f, head); cr != nil {
+			return p.findMethod(cr.file, cr.cls, rest, 0)
+		}
+	}
+	q, imported := f.Aliases[head]
+	if !imported {
+		return nil
+	}
+	full := q
+	if hasRest {
+		full = q + "." + rest
+	}
+	return p.resolveQualified(f, full, depth+1)
+}
+
+// resolveQualified resolves "pkg.mod.func" (or ".utils.func") imported into f.
+func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *funcRef {
+	if depth > 8 {
+		return nil
+	}
+	parts := strings.Split(strings.TrimLeft(full, "."), ".")
+	dots := full[:len(full)-len(strings.TrimLeft(full, "."))]
+	for cut := len(parts) - 1; cut >= 0; cut-- {
+		mod := dots + strings.Join(parts[:cut], ".")
+		if mod == "" {
+			continue
+		}
+		file := p.moduleFile(f, mod)
+		if file == "" {
+			continue
+		}
+		target := p.res.ByPath[p.osPath(file)]
+		if target == nil {
+			return nil // the module exists but mentions no helper name: cannot be a helper
+		}
+		names := parts[cut:]
+		switch len(names) {
+		case 1:
+			return p.resolveName(target, nil, names[0], depth+1)
+		case 2:
+			if cr := p.classIn(target, names[0]); cr != nil {
+				return p.findMethod(cr.file, cr.cls, names[1], 0)
+			}
+			return p.resolveName(target, nil, names[0]+"."+names[1], depth+1)
+		}
+		return nil
+	}
+	return nil
+}
+
+// osPath maps a slash path back to how the file is keyed in the parse result.
+func (p *project) osPath(slash string) string {
+	if _, ok := p.res.ByPath[slash]; ok {
+		return slash
+	}
+	return filepath.FromSlash(slash)
+}
+
+func methodClass(scope *pyparse.Function) *pyparse.Class {
+	for s := scope; s != nil; s = s.Parent {
+		if s.Class != nil {
+			return s.Class
+		}
+	}
+	return nil
+}
+
+func (p *project) classIn(f *pyparse.File, name string) *classRef {
+	for _, c := range f.Classes {
+		if c.Name == name {
+			return &classRef{f, c}
+		}
+	}
+	return nil
+}
+
+// lookupClass finds a base class by its dotted name as written in f: a class of the same
+// file, an imported one, or a unique class of that name in the project.
+func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
+	name := dotted[strings.LastIndex(dotted, ".")+1:]
+	if !strings.Contains(dotted, ".") {
+		if cr := p.classIn(f, name); cr != nil {
+			return cr
+		}
+	}
+	cands := p.classes[name]
+	if len(cands) == 1 {
+		return &cands[0]
+	}
+	if q, ok := f.Aliases[strings.Split(dotted, ".")[0]]; ok {
+		parts := strings.Split(q, ".")
+		if len(parts) > 1 {
+			if file := p.moduleFile(f, strings.Join(parts[:len(parts)-1], ".")); file != "" {
+				if t := p.res.ByPath[p.osPath(file)]; t != nil {
+					return p.classIn(t, name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// findMethod looks a method up in cls and then its bases (depth-first, like a simple MRO).
+func (p *project) findMethod(f *pyparse.File, cls *pyparse.Class, name string, depth int) *funcRef {
+	if depth > 16 {
+		return nil
+	}
+	if m := cls.Methods[name]; m != nil {
+		return &funcRef{f, m}
+	}
+	for _, b := range cls.Bases {
+		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
+			if r := p.findMethod(cr.file, cr.cls, name, depth+1); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// classBases returns the dotted base names of cls and, transitively, of its project bases,
+// so `class MyModule(BaseModel)` with `class BaseModel(nn.Module)` is seen as an nn.Module.
+func (p *project) classBases(f *pyparse.File, cls *pyparse.Class) []string {
+	var out []string
+	seen := map[*pyparse.Class]bool{}
+	var visit func(f *pyparse.File, c *pyparse.Class, depth int)
+	visit = func(f *pyparse.File, c *pyparse.Class, depth int) {
+		if seen[c] || depth > 16 {
+			return
+		}
+		seen[c] = true
+		for _, b := range c.Bases {
+			out = append(out, f.Qualify(b))
+			if cr := p.lookupClass(f, b); cr != nil {
+				visit(cr.file, cr.cls, depth+1)
+			}
+		}
+	}
+	visit(f, cls, 0)
+	return out
+}

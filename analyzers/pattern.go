@@ -1,0 +1,290 @@
+package analyzers
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// Pattern is which legitimate use (SPEC §4) a call matches.
+type Pattern string
+
+const (
+	PatternNone        Pattern = "none"
+	ModelSwitch        Pattern = "model_switch"
+	OOMRetry           Pattern = "oom_retry"
+	InteractiveCleanup Pattern = "interactive_cleanup"
+	LeakDiagnosis      Pattern = "leak_diagnosis"
+	ServiceGuard       Pattern = "service_guard"
+)
+
+var (
+	reOOMType      = regexp.MustCompile(`OutOfMemoryError|RuntimeError|Exception|BaseException|MemoryError|torch\.OutOfMemoryError|AcceleratorError|CudaError|^$`)
+	reOOMGate      = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
+	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|max_tries|batch_size|bs\b|chunk_size`)
+	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
+	reModelLoop    = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
+	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload`)
+	reGAN          = regexp.MustCompile(`(?i)discriminator|generator|netD|netG|optimizer_[GD]\b|opt_[gd]\b|train_d\b|train_g\b|d_step|g_step`)
+	reMeasure      = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
+	reDiagName     = regexp.MustCompile(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
+	reRoute        = regexp.MustCompile(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
+	reHandlerBases = regexp.MustCompile(`Handler|TritonPythonModel|LitAPI|BasePredictor|Predictor|Servable|Deployment|BentoService|Runnable|Endpoint|Resource`)
+	reServeMethod  = regexp.MustCompile(`^(predict|generate|infer|inference|handle|execute|postprocess|preprocess|__call__|run_inference|serve|on_request|get|post)$`)
+	reRegister     = regexp.MustCompile(`^gr\.|\.(click|submit|change|add_url_rule|add_api_route|add_route|add_get|add_post|api_route)$`)
+	reWebImports   = regexp.MustCompile(`^(flask|fastapi|starlette|aiohttp|gradio|sanic|tornado|litserve|bentoml|ray\.serve|quart|django|falcon|cog|ts\.torch_handler|triton_python_backend_utils)`)
+)
+
+// patternOf matches a call against the legitimate uses. It looks at the call's own
+// function and the statements around it; callers inherit it through the chain.
+func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localContext) (Pattern, string) {
+	src := f.Src
+	// 1. OOM handling: in an except clause, gated by an OOM flag, or in a bounded retry loop.
+	for _, h := range lc.Handlers {
+		if reOOMType.MatchString(h.Type) {
+			t := h.Type
+			if t == "" {
+				t = "bare except"
+			} else {
+				t = "except " + t
+			}
+			return OOMRetry, fmt.Sprintf("in the `%s` handler at line %d", t, h.Node.Line())
+		}
+	}
+	for _, g := range lc.Gates {
+		if reOOMGate.MatchString(g.Text) {
+			return OOMRetry, fmt.Sprintf("gated by the OOM condition `%s` at line %d", g.Text, g.Node.Line())
+		}
+	}
+	if l := lc.innermostLoop(); l != nil && l.Kind == otherLoop {
+		if reRetryLoop.MatchString(l.Header) && hasOOMHandler(f, l.Node) {
+			return OOMRetry, fmt.Sprintf("in the retry loop at line %d (`%s`)", l.Node.Line(), l.Header)
+		}
+	}
+
+	// 2. Service guard: a request handler or a model server's endpoint.
+	if fn := lc.Function; fn != nil {
+		for s := fn; s != nil; s = s.Parent {
+			for _, d := range s.Decorators {
+				if reRoute.MatchString(d.Text(src)) {
+					return ServiceGuard, fmt.Sprintf("in the request handler `%s` (%s)", s.Name, firstLine(d.Text(src)))
+				}
+			}
+			if s.Class != nil && reServeMethod.MatchString(s.Name) {
+				for _, b := range a.g.Project.classBases(f, s.Class) {
+					if reHandlerBases.MatchString(b) {
+						return ServiceGuard, fmt.Sprintf("in `%s.%s`, an endpoint of a model server (%s)", s.Class.Name, s.Name, b)
+					}
+				}
+			}
+		}
+		if servesWeb(f) && (hasParam(fn, "request", "req") || a.registeredAsHandler(f, fn)) {
+			return ServiceGuard, fmt.Sprintf("in `%s`, a request handler of a web service", fn.Name)
+		}
+	}
+
+	// 3. Leak diagnosis: gated by a measurement compared with a baseline, or in a function
+	// that measures memory and is named for it.
+	for _, g := range lc.Gates {
+		if reMeasure.MatchString(g.Text) && (strings.Contains(g.Text, "-") || strings.Contains(strings.ToLower(g.Text), "baseline") || strings.Contains(g.Text, "before")) {
+			return LeakDiagnosis, fmt.Sprintf("gated by the memory measurement `%s` at line %d", g.Text, g.Node.Line())
+		}
+	}
+	if fn := lc.Function; fn != nil && reDiagName.MatchString(fn.Name) && reMeasure.Match(src[fn.Node.Start:fn.Node.End]) {
+		return LeakDiagnosis, fmt.Sprintf("in `%s`, which measures memory", fn.Name)
+	}
+	if lc.innermostLoop() == nil && nearby(f, call, 5, func(t string) bool { return reMeasure.MatchString(t) }) {
+		return LeakDiagnosis, "next to memory measurement code"
+	}
+
+	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over
+	// models or stages; alternating generator/discriminator training.
+	if why := modelSwitchNearby(f, call); why != "" {
+		return ModelSwitch, why
+	}
+	for _, l := range lc.Loops {
+		if l.Kind != stepLoop && reModelLoop.MatchString(l.Header) {
+			return ModelSwitch, fmt.Sprintf("in the loop over models at line %d (`%s`)", l.Node.Line(), l.Header)
+		}
+	}
+
+	// 5. Interactive cleanup: top-level code of a notebook, or module-level code after `del`.
+	if lc.Function == nil && len(lc.Loops) == 0 {
+		if a.notebook(f) {
+			return InteractiveCleanup, "top-level code of a notebook cell"
+		}
+		if nearby(f, call, 3, func(t string) bool { return strings.HasPrefix(t, "del ") }) {
+			return InteractiveCleanup, "module-level cleanup after `del`"
+		}
+	}
+	return PatternNone, ""
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+func hasParam(fn *pyparse.Function, names ...string) bool {
+	for _, p := range fn.Params {
+		for _, n := range names {
+			if p == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func servesWeb(f *pyparse.File) bool {
+	for _, imp := range f.Imports {
+		if reWebImports.MatchString(imp.Qualified) || reWebImports.MatchString(imp.Module) {
+			return true
+		}
+	}
+	return false
+}
+
+// registeredAsHandler reports whether fn is handed to a UI/web framework by name:
+// `gr.Interface(fn=infer)`, `btn.click(infer, ...)`, `app.add_url_rule(..., view_func=infer)`.
+func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) bool {
+	for _, c := range f.Calls {
+		if c.Args == nil {
+			continue
+		}
+		if !reRegister.MatchString(c.Callee) {
+			continue
+		}
+		for _, arg := range c.Args.NamedChildren() {
+			v := arg
+			if arg.Kind == "keyword_argument" {
+				v = arg.ChildByField("value")
+			}
+			if v != nil && v.Kind == "identifier" && v.Text(f.Src) == fn.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasOOMHandler reports whether a loop's body has a try whose handler catches an OOM.
+func hasOOMHandler(f *pyparse.File, loopNode *pyparse.Node) bool {
+	found := false
+	loopNode.ChildByField("body").Walk(func(m *pyparse.Node) bool {
+		if found || m.Kind == "function_definition" {
+			return false
+		}
+		if m.Kind == "except_clause" {
+			t := m.Text(f.Src)
+			if strings.Contains(t, "OutOfMemory") || strings.Contains(t, "out of memory") || strings.Contains(t, "RuntimeError") {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// siblings returns the statements of the call's block, within `span` statements of it.
+func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
+	stmt := call.Statement()
+	if stmt == nil || stmt.Parent == nil {
+		return nil, nil
+	}
+	var named []*pyparse.Node
+	idx := -1
+	for _, c := range stmt.Parent.Children {
+		if !c.Named || c.Kind == "comment" {
+			continue
+		}
+		if c == stmt {
+			idx = len(named)
+		}
+		named = append(named, c)
+	}
+	if idx < 0 {
+		return nil, nil
+	}
+	lo, hi := max(0, idx-span), min(len(named), idx+span+1)
+	return named[lo:idx], named[idx+1 : hi]
+}
+
+func nearby(f *pyparse.File, call *pyparse.Node, span int, match func(string) bool) bool {
+	before, after := siblings(call, span)
+	for _, s := range append(before, after...) {
+		if match(strings.TrimSpace(s.Text(f.Src))) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelSwitchNearby looks at the statements around the call for a model being deleted,
+// moved off the GPU, replaced or loaded, or for generator/discriminator alternation.
+func modelSwitchNearby(f *pyparse.File, call *pyparse.Node) string {
+	before, after := siblings(call, 4)
+	src := f.Src
+	for _, s := range append(before, after...) {
+		text := s.Text(src)
+		switch s.Kind {
+		case "delete_statement":
+			for _, t := range s.NamedChildren() {
+				for _, name := range deleteTargets(t, src) {
+					if reModelName.MatchString(name) {
+						return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())
+					}
+				}
+			}
+		case "expression_statement":
+			e := s.NamedChildren()
+			if len(e) == 0 {
+				continue
+			}
+			if e[0].Kind == "assignment" {
+				left := e[0].ChildByField("left")
+				right := e[0].ChildByField("right")
+				if left != nil && right != nil && reModelName.MatchString(left.Text(src)) {
+					rt := right.Text(src)
+					if rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()") {
+						return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
+					}
+				}
+			}
+			if e[0].Kind == "call" {
+				callee := pyparse.DottedName(e[0].ChildByField("function"), src)
+				recv := strings.TrimSuffix(callee, "."+callee[strings.LastIndex(callee, ".")+1:])
+				if (strings.HasSuffix(callee, ".cpu") || strings.HasSuffix(callee, ".to")) && reModelName.MatchString(recv) &&
+					(strings.HasSuffix(callee, ".cpu") || strings.Contains(text, "cpu") || strings.Contains(text, "meta")) {
+					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
+				}
+				if reLoadModel.MatchString(callee) {
+					return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
+				}
+			}
+		}
+	}
+	var gan int
+	for _, s := range append(before, after...) {
+		if reGAN.MatchString(s.Text(src)) {
+			gan++
+		}
+	}
+	if gan >= 2 {
+		return "between generator and discriminator training"
+	}
+	return ""
+}
+
+func deleteTargets(n *pyparse.Node, src []byte) []string {
+	if n.Kind == "expression_list" || n.Kind == "tuple" {
+		var out []string
+		for _, c := range n.NamedChildren() {
+			out = append(out, c.Text(src))
+		}
+		return out
+	}
+	return []string{n.Text(src)}
+}

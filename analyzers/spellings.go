@@ -1,0 +1,82 @@
+package analyzers
+
+import "strings"
+
+// directCallees are the fully qualified spellings of torch's cache-emptying functions
+// (SPEC §2). Aliases are resolved to these through the file's imports first.
+var directCallees = map[string]bool{
+	"torch.cuda.empty_cache":               true,
+	"torch.cuda.memory.empty_cache":        true,
+	"torch.accelerator.empty_cache":        true,
+	"torch.accelerator.memory.empty_cache": true,
+	"torch.mps.empty_cache":                true,
+	"torch.xpu.empty_cache":                true,
+	"torch.npu.empty_cache":                true,
+	"torch.mlu.empty_cache":                true,
+	"torch.musa.empty_cache":               true,
+}
+
+// libraryHelpers are third-party functions known to empty the cache, by qualified name or,
+// for methods, by the suffix after the receiver. Keep this list as data: extend it here.
+var libraryHelpers = map[string]string{
+	"accelerate.utils.release_memory":                            "accelerate's release_memory() calls torch.cuda.empty_cache()",
+	"accelerate.utils.memory.release_memory":                     "accelerate's release_memory() calls torch.cuda.empty_cache()",
+	"accelerate.utils.memory.clear_device_cache":                 "accelerate's clear_device_cache() calls the device's empty_cache()",
+	"accelerate.utils.clear_device_cache":                        "accelerate's clear_device_cache() calls the device's empty_cache()",
+	"lightning.pytorch.utilities.memory.garbage_collection_cuda": "Lightning's garbage_collection_cuda() calls torch.cuda.empty_cache()",
+	"pytorch_lightning.utilities.memory.garbage_collection_cuda": "Lightning's garbage_collection_cuda() calls torch.cuda.empty_cache()",
+	"lightning.pytorch.utilities.garbage_collection_cuda":        "Lightning's garbage_collection_cuda() calls torch.cuda.empty_cache()",
+	"pytorch_lightning.utilities.garbage_collection_cuda":        "Lightning's garbage_collection_cuda() calls torch.cuda.empty_cache()",
+	"lightning.fabric.utilities.memory.garbage_collection_cuda":  "Lightning's garbage_collection_cuda() calls torch.cuda.empty_cache()",
+	"deepspeed.accelerator.get_accelerator().empty_cache":        "DeepSpeed's accelerator empty_cache() is torch.cuda.empty_cache() on CUDA",
+	"deepspeed.runtime.utils.empty_cache":                        "DeepSpeed's runtime.utils.empty_cache() calls the accelerator's empty_cache()",
+}
+
+// methodHelpers are methods that empty the cache, matched on the receiver's dotted name
+// ending (`accelerator.free_memory()`, `self.accelerator.free_memory()`).
+var methodHelpers = map[string]string{
+	"accelerator.free_memory": "accelerate's Accelerator.free_memory() calls release_memory(), which empties the cache",
+	"accelerator.clear":       "accelerate's Accelerator.clear() calls free_memory(), which empties the cache",
+}
+
+// needles are the byte strings a file must contain to be parsed at all: the names every
+// cache-emptying spelling above ends with. Helpers found later add their own names.
+func needles() []string {
+	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda", "ALLOC_CONF"}
+}
+
+// directCallee reports whether a qualified callee is a direct cache-emptying call, and the
+// spelling to show. torchModule is true when the receiver is known to be a torch device
+// module (`getattr(torch, device).empty_cache`, a variable bound to `torch.cuda`).
+func directCallee(q string) (string, bool) {
+	if directCallees[q] {
+		return q, true
+	}
+	if !strings.HasSuffix(q, ".empty_cache") {
+		return "", false
+	}
+	recv := strings.TrimSuffix(q, ".empty_cache")
+	switch {
+	case recv == "get_accelerator()" || strings.HasSuffix(recv, ".get_accelerator()"):
+		return "get_accelerator().empty_cache", true
+	case recv == "getattr(torch)" || recv == "torch.get_device_module()":
+		return q, true
+	case strings.HasPrefix(recv, "torch.") && !strings.Contains(recv, "()"):
+		// torch.<device>.empty_cache for a device backend not listed above.
+		return q, true
+	}
+	return "", false
+}
+
+// libraryHelper reports whether a qualified callee is a known library helper.
+func libraryHelper(q string) (string, bool) {
+	if why, ok := libraryHelpers[q]; ok {
+		return why, true
+	}
+	for suffix, why := range methodHelpers {
+		if q == suffix || strings.HasSuffix(q, "."+suffix) {
+			return why, true
+		}
+	}
+	return "", false
+}

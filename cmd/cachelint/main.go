@@ -1,0 +1,17 @@
+// Command cachelint finds costly torch.cuda.empty_cache() calls in Python/PyTorch code.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/cachelint/cachelint/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,164 @@
+// Package cli implements cachelint's command line: it parses arguments, loads
+// configuration, runs the driver and hands findings to the printers. Only cmd/cachelint's
+// main calls os.Exit; everything here returns an exit code.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Version is set at build time with -ldflags "-X github.com/cachelint/cachelint/internal/cli.Version=v1.2.3".
+var Version = "0.1.0-dev"
+
+// Exit codes, as ruff's.
+const (
+	exitClean    = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+// exitError carries an exit code through error returns.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+const usage = `cachelint: find costly torch.cuda.empty_cache() calls in Python/PyTorch code
+
+Usage:
+  cachelint [check] [PATH...]    lint (default: .); exit 0 clean, 1 findings, 2 error
+  cachelint calls [PATH...]      list every cache-emptying call with its classification
+  cachelint rules                list the rules
+  cachelint explain CODE         print a rule's documentation
+  cachelint probe                measure sync and cache-refill cost on this machine's GPU
+  cachelint version              print the version
+
+Run 'cachelint check --help' for the flags of check.
+`
+
+// Run runs cachelint with args (without the program name) and returns the exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	if err == nil {
+		return exitClean
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintf(stderr, "cachelint: %s\n", ee.err)
+		}
+		return ee.code
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitClean
+	}
+	fmt.Fprintf(stderr, "cachelint: %s\n", err)
+	return exitUsage
+}
+
+// findingsExit is returned when findings remain; it prints nothing.
+var findingsExit = &exitError{code: exitFindings, err: errors.New("")}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "check"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "check", "calls", "rules", "explain", "probe", "version", "help":
+			cmd, args = args[0], args[1:]
+		}
+	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, usage)
+		return nil
+	} else if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
+		cmd, args = "version", args[1:]
+	}
+	switch cmd {
+	case "check":
+		return runCheck(ctx, args, stdout, stderr)
+	case "calls":
+		return runCalls(ctx, args, stdout, stderr)
+	case "rules":
+		return runRules(args, stdout)
+	case "explain":
+		return runExplain(args, stdout)
+	case "probe":
+		return runProbe(ctx, args, stdout, stderr)
+	case "version":
+		if len(args) > 0 {
+			return usageErr("version takes no arguments")
+		}
+		fmt.Fprintf(stdout, "cachelint %s\n", Version)
+		return nil
+	default: // help
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+}
+
+// parseInterspersed parses flags that may come before or after positional arguments, like
+// ruff's (`cachelint check src --format json`). "--" ends flag parsing.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageErr("%s", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at the first non-flag, or after "--".
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// newFlagSet returns a flag set that reports errors only through its return value (one
+// line, printed by Run) and prints its usage to stdout on -h.
+func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: cachelint %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// listFlag collects comma-separated values from repeated flags.
+type listFlag struct {
+	vals []string
+	set  bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.vals, ",") }
+func (l *listFlag) Set(s string) error {
+	l.set = true
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			l.vals = append(l.vals, v)
+		}
+	}
+	return nil
+}

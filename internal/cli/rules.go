@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/cachelint/cachelint/rules"
+)
+
+func runRules(args []string, stdout io.Writer) error {
+	fs := newFlagSet("rules", "rules [--format text|json]", stdout)
+	format := fs.String("format", "text", "text or json")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		return err
+	}
+	switch *format {
+	case "text":
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "CODE\tNAME\tSEVERITY\tDEFAULT\tSUMMARY")
+		for _, r := range rules.All() {
+			def := "off"
+			if r.Default {
+				def = "on"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Code, r.Name, r.Severity, def, r.Summary)
+		}
+		return tw.Flush()
+	case "json":
+		type ruleJSON struct {
+			Code     string `json:"code"`
+			Name     string `json:"name"`
+			Severity string `json:"severity"`
+			Default  bool   `json:"default"`
+			Summary  string `json:"summary"`
+			URL      string `json:"url"`
+		}
+		out := []ruleJSON{}
+		for _, r := range rules.All() {
+			out = append(out, ruleJSON{r.Code, r.Name, string(r.Severity), r.Default, r.Summary, r.URL()})
+		}
+		return writeJSON(stdout, out)
+	}
+	return usageErr("unknown --format %q (want text or json)", *format)
+}
+
+func runExplain(args []string, stdout io.Writer) error {
+	fs := newFlagSet("explain", "explain CODE", stdout)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageErr("explain takes one rule code, e.g. cachelint explain CL001")
+	}
+	r, ok := rules.Lookup(pos[0])
+	if !ok {
+		return usageErr("unknown rule %q (run 'cachelint rules' for the list)", pos[0])
+	}
+	doc := r.Doc()
+	if doc == "" {
+		return fmt.Errorf("rule %s has no documentation", r.Code)
+	}
+	_, err = io.WriteString(stdout, doc)
+	return err
+}

@@ -1,0 +1,291 @@
+package output
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/rules"
+)
+
+// Formats lists the accepted --format names. "full" is also accepted, as an alias of
+// "text", because ruff users type it.
+var Formats = []string{"text", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit"}
+
+// Options tune the printers.
+type Options struct {
+	// Color turns on ANSI colour in text, concise and --statistics output.
+	Color bool
+	// Version is cachelint's version, for SARIF tool.driver.version (left out when empty).
+	Version string
+	// StepSummary, when non-nil, receives a Markdown summary table from the github format
+	// (the CLI opens $GITHUB_STEP_SUMMARY for appending).
+	StepSummary io.Writer
+	// Cwd is the absolute directory that relative finding paths are relative to. SARIF
+	// records it as the SRCROOT base of its artifact URIs and gitlab makes absolute paths
+	// below it relative. Empty: paths are used as they are.
+	Cwd string
+	// UnsafeFixes is set when the user passed --unsafe-fixes: unsafe fixes then count as
+	// fixable in the summary and the statistics, as in ruff.
+	UnsafeFixes bool
+}
+
+type printer func(b *bytes.Buffer, fs []report.Finding, rep *report.Report, opts Options) error
+
+var printers = map[string]printer{
+	"text":       printFull,
+	"full":       printFull,
+	"concise":    printConcise,
+	"json":       printJSON,
+	"json-lines": printJSONLines,
+	"sarif":      printSARIF,
+	"github":     printGitHub,
+	"gitlab":     printGitLab,
+	"junit":      printJUnit,
+}
+
+// Print writes rep in the named format. An unknown format is an error, and nothing is
+// written then. The output is built in memory first so that a failing writer never leaves
+// half a JSON document behind without an error.
+func Print(w io.Writer, format string, rep *report.Report, opts Options) error {
+	if rep == nil {
+		return errors.New("print findings: nil report")
+	}
+	p, ok := printers[format]
+	if !ok {
+		return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+	}
+	fs := prepare(rep.Findings)
+	var b bytes.Buffer
+	if err := p(&b, fs, rep, opts); err != nil {
+		return fmt.Errorf("format %s output: %w", format, err)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write %s output: %w", format, err)
+	}
+	return nil
+}
+
+// prepare copies the findings and fills the rule facts a producer may have left out, so
+// every printer sees the registry's name, severity and URL.
+func prepare(in []report.Finding) []report.Finding {
+	out := make([]report.Finding, len(in))
+	copy(out, in)
+	for i := range out {
+		f := &out[i]
+		r, ok := rules.Lookup(f.Code)
+		if !ok {
+			continue
+		}
+		if f.Name == "" {
+			f.Name = r.Name
+		}
+		if f.Severity == "" {
+			f.Severity = r.Severity
+		}
+		if f.URL == "" {
+			f.URL = r.URL()
+		}
+	}
+	return out
+}
+
+// fingerprints returns one stable fingerprint per finding. The line number is left out on
+// purpose (edits above a finding must not change it); the occurrence number keeps two
+// identical statements in one function apart, in source order.
+func fingerprints(fs []report.Finding) []string {
+	seen := map[string]int{}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		key := strings.Join([]string{"cachelint/v1", f.Code, filepath.ToSlash(f.File), f.Function, f.Snippet}, "\x00")
+		n := seen[key]
+		seen[key] = n + 1
+		sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
+		out[i] = hex.EncodeToString(sum[:16])
+	}
+	return out
+}
+
+// fixState says whether a finding's fix would be applied by --fix under the current
+// --unsafe-fixes setting, or is hidden behind --unsafe-fixes.
+func fixState(f report.Finding, unsafeFixes bool) (applicable, hidden bool) {
+	if f.Fix == nil {
+		return false, false
+	}
+	switch f.Fix.Applicability {
+	case "safe":
+		return true, false
+	case "unsafe":
+		return unsafeFixes, !unsafeFixes
+	}
+	return false, false
+}
+
+// writeSummary writes ruff's closing lines for the human formats.
+func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palette) {
+	switch n := len(fs); n {
+	case 0:
+		b.WriteString("All checks passed!\n")
+		return
+	default:
+		fmt.Fprintf(b, "Found %d %s.\n", n, plural(n, "error", "errors"))
+	}
+	applicable, hidden := 0, 0
+	for _, f := range fs {
+		a, h := fixState(f, opts.UnsafeFixes)
+		if a {
+			applicable++
+		}
+		if h {
+			hidden++
+		}
+	}
+	star := "[" + pal.fixable.Sprint("*") + "]"
+	hiddenNote := fmt.Sprintf("%d hidden %s can be enabled with the `--unsafe-fixes` option", hidden, plural(hidden, "fix", "fixes"))
+	switch {
+	case applicable > 0 && hidden > 0:
+		fmt.Fprintf(b, "%s %d fixable with the `--fix` option (%s).\n", star, applicable, hiddenNote)
+	case applicable > 0:
+		fmt.Fprintf(b, "%s %d fixable with the `--fix` option.\n", star, applicable)
+	case hidden > 0:
+		fmt.Fprintf(b, "No fixes available (%s).\n", hiddenNote)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Statistics writes ruff's --statistics table: count, code and name (with a [*] / [ ]
+// fixability column when any rule is fixable), most frequent first, then the summary.
+// With no findings it writes nothing, as ruff does.
+func Statistics(w io.Writer, rep *report.Report, opts Options) error {
+	if rep == nil {
+		return errors.New("print statistics: nil report")
+	}
+	fs := prepare(rep.Findings)
+	if len(fs) == 0 {
+		return nil
+	}
+	type stat struct {
+		code, name string
+		count      int
+		fixable    bool
+	}
+	byCode := map[string]*stat{}
+	var stats []*stat
+	for _, f := range fs {
+		s, ok := byCode[f.Code]
+		if !ok {
+			s = &stat{code: f.Code, name: f.Name}
+			byCode[f.Code] = s
+			stats = append(stats, s)
+		}
+		s.count++
+		if a, _ := fixState(f, opts.UnsafeFixes); a {
+			s.fixable = true
+		}
+	}
+	sort.SliceStable(stats, func(i, j int) bool {
+		if stats[i].count != stats[j].count {
+			return stats[i].count > stats[j].count
+		}
+		return stats[i].code < stats[j].code
+	})
+	countWidth, codeWidth, anyFixable := 0, 0, false
+	for _, s := range stats {
+		countWidth = max(countWidth, len(strconv.Itoa(s.count)))
+		codeWidth = max(codeWidth, len(s.code))
+		anyFixable = anyFixable || s.fixable
+	}
+	pal := newPalette(opts.Color)
+	var b bytes.Buffer
+	for _, s := range stats {
+		marker := ""
+		if anyFixable {
+			marker = "[ ] "
+			if s.fixable {
+				marker = "[" + pal.fixable.Sprint("*") + "] "
+			}
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s%s\n",
+			pal.bold.Sprint(fmt.Sprintf("%*d", countWidth, s.count)),
+			pal.code.Sprint(fmt.Sprintf("%-*s", codeWidth, s.code)),
+			marker, s.name)
+	}
+	writeSummary(&b, fs, opts, pal)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write statistics: %w", err)
+	}
+	return nil
+}
+
+// palette holds one colour object per role, each switched on or off for this writer only:
+// the package-global color.NoColor would leak the choice into other writers (stderr).
+type palette struct {
+	bold, path, sep, code, gutter, fixable, help *color.Color
+	severity                                     map[rules.Severity]*color.Color
+	other                                        *color.Color
+}
+
+func newPalette(enabled bool) palette {
+	set := func(c *color.Color) *color.Color {
+		if enabled {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	return palette{
+		bold:    set(color.New(color.Bold)),
+		path:    set(color.New(color.Bold)),
+		sep:     set(color.New(color.FgCyan)),
+		code:    set(color.New(color.FgRed, color.Bold)),
+		gutter:  set(color.New(color.FgBlue, color.Bold)),
+		fixable: set(color.New(color.FgCyan)),
+		help:    set(color.New(color.FgCyan, color.Bold)),
+		severity: map[rules.Severity]*color.Color{
+			rules.Error:   set(color.New(color.FgRed, color.Bold)),
+			rules.Warning: set(color.New(color.FgYellow, color.Bold)),
+			rules.Info:    set(color.New(color.FgBlue, color.Bold)),
+		},
+		other: set(color.New(color.Bold)),
+	}
+}
+
+func (p palette) forSeverity(s rules.Severity) *color.Color {
+	if c, ok := p.severity[s]; ok {
+		return c
+	}
+	return p.other
+}
+
+// slashPath gives a finding's path with forward slashes, as every machine format wants.
+func slashPath(file string) string {
+	return filepath.ToSlash(file)
+}
+
+// isAbsPath reports whether a forward-slash path is absolute here or on Windows
+// ("C:/x"), since reports may be printed on one OS about paths from another.
+func isAbsPath(p string) bool {
+	if path.IsAbs(p) {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && p[2] == '/' &&
+		(('a' <= p[0] && p[0] <= 'z') || ('A' <= p[0] && p[0] <= 'Z'))
+}

@@ -1,0 +1,246 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/rules"
+)
+
+func TestGolden(t *testing.T) {
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			checkGolden(t, format+".golden", goldenPart(t, format, render(t, format, fixtureReport(), fixtureOptions())))
+		})
+		t.Run(format+"/empty", func(t *testing.T) {
+			empty := &report.Report{Source: sourceFunc(nil)}
+			checkGolden(t, "empty-"+format+".golden", goldenPart(t, format, render(t, format, empty, fixtureOptions())))
+		})
+	}
+}
+
+// goldenPart is what a golden file pins. For SARIF that is everything but
+// tool.driver.rules: those come from rules/ and its docs, which other changes edit, and
+// TestSARIFContent checks them against the registry instead.
+func goldenPart(t *testing.T, format string, out []byte) []byte {
+	t.Helper()
+	if format != "sarif" {
+		return out
+	}
+	var log struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver map[string]json.RawMessage `json:"driver"`
+			} `json:"tool"`
+			OriginalURIBaseIDs json.RawMessage `json:"originalUriBaseIds"`
+			ColumnKind         string          `json:"columnKind"`
+			Results            json.RawMessage `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out, &log); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "$schema: %s\nversion: %s\n", log.Schema, log.Version)
+	for _, run := range log.Runs {
+		delete(run.Tool.Driver, "rules")
+		driver, err := json.Marshal(run.Tool.Driver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "driver (without rules): %s\noriginalUriBaseIds: %s\ncolumnKind: %s\nresults: %s\n",
+			driver, run.OriginalURIBaseIDs, run.ColumnKind, run.Results)
+	}
+	return b.Bytes()
+}
+
+func TestGoldenStatistics(t *testing.T) {
+	var b bytes.Buffer
+	if err := Statistics(&b, fixtureReport(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "statistics.golden", b.Bytes())
+}
+
+func TestFullIsTextAlias(t *testing.T) {
+	text := render(t, "text", fixtureReport(), fixtureOptions())
+	full := render(t, "full", fixtureReport(), fixtureOptions())
+	if !bytes.Equal(text, full) {
+		t.Errorf("--format full differs from --format text:\n%s\nvs\n%s", full, text)
+	}
+}
+
+func TestUnknownFormatIsAnErrorAndWritesNothing(t *testing.T) {
+	var b bytes.Buffer
+	err := Print(&b, "xml", fixtureReport(), Options{})
+	if err == nil {
+		t.Fatal("Print accepted format \"xml\"")
+	}
+	if !strings.Contains(err.Error(), `"xml"`) || !strings.Contains(err.Error(), "json-lines") {
+		t.Errorf("error should name the bad format and the accepted ones: %v", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("wrote %q for an unknown format", b.String())
+	}
+}
+
+func TestNilReportIsAnError(t *testing.T) {
+	var b bytes.Buffer
+	if err := Print(&b, "text", nil, Options{}); err == nil {
+		t.Error("Print(nil report) returned no error")
+	}
+	if err := Statistics(&b, nil, Options{}); err == nil {
+		t.Error("Statistics(nil report) returned no error")
+	}
+}
+
+type failingWriter struct{}
+
+var errDiskFull = errors.New("disk full")
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+func TestWriteErrorsAreReturned(t *testing.T) {
+	for _, format := range Formats {
+		err := Print(failingWriter{}, format, fixtureReport(), Options{})
+		if !errors.Is(err, errDiskFull) {
+			t.Errorf("%s: got %v, want the writer's error wrapped", format, err)
+		}
+	}
+	if err := Statistics(failingWriter{}, fixtureReport(), Options{}); !errors.Is(err, errDiskFull) {
+		t.Errorf("statistics: got %v, want the writer's error wrapped", err)
+	}
+	opts := Options{StepSummary: failingWriter{}}
+	if err := Print(&bytes.Buffer{}, "github", fixtureReport(), opts); !errors.Is(err, errDiskFull) {
+		t.Errorf("step summary: got %v, want the writer's error wrapped", err)
+	}
+}
+
+func TestMissingRuleFactsComeFromTheRegistry(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{{Code: "CL002", File: "a.py", Line: 1, Column: 1, Message: "m"}}}
+	out := string(render(t, "json", rep, Options{}))
+	r, _ := rules.Lookup("CL002")
+	for _, want := range []string{`"name": "empty-cache-periodic"`, `"severity": "warning"`, `"url": "` + r.URL() + `"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("json output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestSummaryCountsFixesLikeRuff(t *testing.T) {
+	rep := fixtureReport() // one safe fix (CL006), one unsafe (CL001)
+	out := string(render(t, "concise", rep, Options{}))
+	want := "Found 6 errors.\n[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("summary without --unsafe-fixes:\n%s\nwant suffix:\n%s", out, want)
+	}
+	out = string(render(t, "concise", rep, Options{UnsafeFixes: true}))
+	want = "Found 6 errors.\n[*] 2 fixable with the `--fix` option.\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("summary with --unsafe-fixes:\n%s\nwant suffix:\n%s", out, want)
+	}
+
+	onlyUnsafe := &report.Report{Findings: []report.Finding{rep.Findings[2]}}
+	out = string(render(t, "concise", onlyUnsafe, Options{}))
+	want = "Found 1 error.\nNo fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("summary with only an unsafe fix:\n%s\nwant suffix:\n%s", out, want)
+	}
+
+	none := &report.Report{}
+	if got := string(render(t, "text", none, Options{})); got != "All checks passed!\n" {
+		t.Errorf("clean run prints %q, want ruff's \"All checks passed!\"", got)
+	}
+}
+
+func TestStatisticsOrderAndFixMarker(t *testing.T) {
+	var b bytes.Buffer
+	if err := Statistics(&b, fixtureReport(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	want := []string{
+		"3\tCL001\t[ ] empty-cache-per-step",
+		"1\tCL002\t[ ] empty-cache-periodic",
+		"1\tCL006\t[*] oom-handler-too-broad",
+		"1\tCL010\t[ ] alloc-conf-after-cuda-init",
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("statistics line %d = %q, want %q", i, lines[i], w)
+		}
+	}
+	if !strings.Contains(b.String(), "Found 6 errors.") {
+		t.Errorf("statistics should end with the summary:\n%s", b.String())
+	}
+
+	b.Reset()
+	if err := Statistics(&b, &report.Report{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("statistics of a clean run = %q, want nothing (as ruff)", b.String())
+	}
+}
+
+func TestColour(t *testing.T) {
+	rep := fixtureReport()
+	// Source text carrying its own escape sequence must not reach the terminal raw.
+	src := map[string]string{}
+	for k, v := range fixtureSources {
+		src[k] = v
+	}
+	src["src/train.py"] = strings.Replace(src["src/train.py"], "optimizer.step()", "optimizer.step()  # \x1b[31mred\x1b[0m", 1)
+	rep.Source = sourceFunc(src)
+
+	for _, format := range []string{"text", "concise"} {
+		plain := render(t, format, rep, Options{Color: false})
+		if bytes.IndexByte(plain, 0x1b) >= 0 {
+			t.Errorf("%s with Color=false contains ESC:\n%q", format, plain)
+		}
+		coloured := render(t, format, rep, Options{Color: true})
+		if !bytes.Contains(coloured, []byte("\x1b[")) {
+			t.Errorf("%s with Color=true has no ANSI sequence", format)
+		}
+	}
+	var plain, coloured bytes.Buffer
+	if err := Statistics(&plain, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Statistics(&coloured, rep, Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.IndexByte(plain.Bytes(), 0x1b) >= 0 || !bytes.Contains(coloured.Bytes(), []byte("\x1b[")) {
+		t.Errorf("statistics colour not controlled by Options.Color:\n%q\n%q", plain.String(), coloured.String())
+	}
+	if !strings.Contains(string(render(t, "text", rep, Options{})), "␛[31mred␛[0m") {
+		t.Error("ESC from the source should show as the ␛ control picture")
+	}
+}
+
+func TestFingerprintsIgnoreLinesAndSeparateDuplicates(t *testing.T) {
+	base := report.Finding{Code: "CL001", File: "t.py", Line: 10, Function: "train", Snippet: "torch.cuda.empty_cache()"}
+	moved := base
+	moved.Line = 25
+	other := base
+	other.Function = "evaluate"
+
+	a := fingerprints([]report.Finding{base})[0]
+	if b := fingerprints([]report.Finding{moved})[0]; a != b {
+		t.Error("fingerprint changed when only the line moved")
+	}
+	if b := fingerprints([]report.Finding{other})[0]; a == b {
+		t.Error("findings in different functions share a fingerprint")
+	}
+	twice := fingerprints([]report.Finding{base, moved})
+	if twice[0] != a || twice[1] == a {
+		t.Errorf("two identical statements: got %v, want the first to keep %s and the second to differ", twice, a)
+	}
+}

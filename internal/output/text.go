@@ -1,0 +1,239 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cachelint/cachelint/internal/report"
+)
+
+// tabStop is the width tabs expand to in code frames (ruff's default tab-size).
+const tabStop = 4
+
+func printFull(b *bytes.Buffer, fs []report.Finding, rep *report.Report, opts Options) error {
+	pal := newPalette(opts.Color)
+	for _, f := range fs {
+		writeHeader(b, f, pal, true)
+		writeFrame(b, f, rep, pal)
+		b.WriteByte('\n')
+	}
+	writeSummary(b, fs, opts, pal)
+	return nil
+}
+
+func printConcise(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Options) error {
+	pal := newPalette(opts.Color)
+	for _, f := range fs {
+		writeHeader(b, f, pal, false)
+	}
+	writeSummary(b, fs, opts, pal)
+	return nil
+}
+
+// textColumns gives the span to show in text output: the cell's own columns for a
+// notebook when the producer supplied them, else the finding's columns.
+func textColumns(f report.Finding) (col, endCol int) {
+	if f.Cell > 0 && f.CellColumn > 0 {
+		return f.CellColumn, f.CellEndColumn
+	}
+	return f.Column, f.EndColumn
+}
+
+// humanLocation is "file:line:col", or "nb.ipynb:cell 3:line 2:col" for a notebook.
+func humanLocation(f report.Finding, pal palette, withColumn bool) string {
+	sep := pal.sep.Sprint(":")
+	var sb strings.Builder
+	sb.WriteString(pal.path.Sprint(printable(f.File)))
+	sb.WriteString(sep)
+	if f.Cell > 0 {
+		sb.WriteString("cell " + strconv.Itoa(f.Cell))
+		sb.WriteString(sep)
+		sb.WriteString("line " + strconv.Itoa(f.CellLine))
+	} else {
+		sb.WriteString(strconv.Itoa(f.Line))
+	}
+	if withColumn {
+		col, _ := textColumns(f)
+		sb.WriteString(sep)
+		sb.WriteString(strconv.Itoa(col))
+	}
+	return sb.String()
+}
+
+func writeHeader(b *bytes.Buffer, f report.Finding, pal palette, withSeverity bool) {
+	b.WriteString(humanLocation(f, pal, true))
+	b.WriteString(pal.sep.Sprint(":"))
+	b.WriteString(" ")
+	b.WriteString(pal.code.Sprint(f.Code))
+	if withSeverity && f.Severity != "" {
+		b.WriteString(" ")
+		b.WriteString(pal.forSeverity(f.Severity).Sprint("[" + string(f.Severity) + "]"))
+	}
+	b.WriteString(" ")
+	b.WriteString(printableMultiline(f.Message))
+	b.WriteByte('\n')
+}
+
+// writeFrame writes the code frame and the "= note/help/cost" lines of one finding.
+func writeFrame(b *bytes.Buffer, f report.Finding, rep *report.Report, pal palette) {
+	frameLine := f.FrameLine
+	if frameLine == 0 {
+		frameLine = f.Line
+	}
+	lines := sourceLines(rep, f.File)
+	hasFrame := frameLine >= 1 && frameLine <= len(lines)
+
+	width := len(strconv.Itoa(max(frameLine, 1)))
+	pad := strings.Repeat(" ", width)
+	bar := pal.gutter.Sprint("|")
+	emptyGutter := pad + " " + bar
+
+	if hasFrame {
+		b.WriteString(emptyGutter + "\n")
+		if frameLine > 1 {
+			writeSourceLine(b, frameLine-1, width, lines[frameLine-2], pal)
+		}
+		text := lines[frameLine-1]
+		writeSourceLine(b, frameLine, width, text, pal)
+
+		col, endCol := textColumns(f)
+		if f.EndLine > f.Line {
+			// Only the first line is shown: underline from the column to its end.
+			endCol = utf8.RuneCountInString(text) + 1
+		}
+		start, n := caretSpan(text, col, endCol)
+		sev := pal.forSeverity(f.Severity)
+		b.WriteString(emptyGutter + " " + strings.Repeat(" ", start) + sev.Sprint(strings.Repeat("^", n)))
+		if f.Label != "" {
+			b.WriteString(" " + sev.Sprint(printable(f.Label)))
+		}
+		b.WriteByte('\n')
+		b.WriteString(emptyGutter + "\n")
+	}
+
+	eq := pad + " " + pal.gutter.Sprint("=") + " "
+	for _, r := range f.Related {
+		loc := printable(r.File) + ":" + strconv.Itoa(r.Line)
+		if r.Column > 0 {
+			loc += ":" + strconv.Itoa(r.Column)
+		}
+		b.WriteString(eq + pal.help.Sprint("note") + ": " + loc + ": " + printableMultiline(r.Message) + "\n")
+	}
+	if f.Help != "" {
+		b.WriteString(eq + pal.help.Sprint("help") + ": " + printableMultiline(f.Help) + "\n")
+	}
+	if f.Cost != "" {
+		b.WriteString(eq + pal.help.Sprint("cost") + ": " + printableMultiline(f.Cost) + "\n")
+	}
+}
+
+func writeSourceLine(b *bytes.Buffer, n, width int, text string, pal palette) {
+	shown := expand(text)
+	num := pal.gutter.Sprint(fmt.Sprintf("%*d", width, n))
+	if shown == "" {
+		b.WriteString(num + " " + pal.gutter.Sprint("|") + "\n")
+		return
+	}
+	b.WriteString(num + " " + pal.gutter.Sprint("|") + " " + shown + "\n")
+}
+
+// sourceLines splits the file's text into lines without their terminators; nil when the
+// report has no source for it.
+func sourceLines(rep *report.Report, file string) []string {
+	if rep == nil || rep.Source == nil {
+		return nil
+	}
+	src := rep.Source(file)
+	if src == nil {
+		return nil
+	}
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// displayOffsets returns, for each code point index i of text (and len), the display
+// column before it once tabs are expanded; every other code point is one column wide.
+func displayOffsets(text string) []int {
+	offs := make([]int, 0, len(text)+1)
+	cur := 0
+	for _, r := range text {
+		offs = append(offs, cur)
+		if r == '\t' {
+			cur += tabStop - cur%tabStop
+		} else {
+			cur++
+		}
+	}
+	return append(offs, cur)
+}
+
+// caretSpan converts a 1-based code point span [col, endCol) into the display column where
+// carets start and how many to draw (at least one, so an empty span is still visible).
+func caretSpan(text string, col, endCol int) (start, n int) {
+	offs := displayOffsets(text)
+	last := len(offs) - 1
+	at := func(c int) int {
+		i := max(c-1, 0)
+		if i > last {
+			return offs[last] + (i - last)
+		}
+		return offs[i]
+	}
+	start = at(col)
+	end := at(endCol)
+	return start, max(end-start, 1)
+}
+
+// expand replaces tabs with spaces up to the next tab stop and control characters with
+// their Unicode pictures, keeping one column per code point so carets stay aligned and
+// the source cannot write terminal escapes.
+func expand(text string) string {
+	var sb strings.Builder
+	cur := 0
+	for _, r := range text {
+		if r == '\t' {
+			w := tabStop - cur%tabStop
+			sb.WriteString(strings.Repeat(" ", w))
+			cur += w
+			continue
+		}
+		sb.WriteRune(picture(r))
+		cur++
+	}
+	return sb.String()
+}
+
+// picture maps a C0 control character or DEL to its Unicode control picture (U+2400...).
+func picture(r rune) rune {
+	switch {
+	case r < 0x20:
+		return 0x2400 + r
+	case r == 0x7f:
+		return 0x2421
+	}
+	return r
+}
+
+// printable neutralises control characters (tabs included) in one-line text such as
+// file names and labels.
+func printable(s string) string {
+	return strings.Map(picture, s)
+}
+
+// printableMultiline keeps line breaks in messages but neutralises every other control
+// character; a message is ours, but it quotes user source.
+func printableMultiline(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		return picture(r)
+	}, s)
+}

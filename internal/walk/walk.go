@@ -1,0 +1,288 @@
+package walk
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Kind is how a file is read.
+type Kind string
+
+const (
+	Python   Kind = "python"   // .py, and any file named explicitly whatever its extension
+	Stub     Kind = "stub"     // .pyi
+	Notebook Kind = "notebook" // .ipynb
+)
+
+// File is one file to analyse.
+type File struct {
+	// Path is the file as the user would write it: the PATH it came from joined with its
+	// path below that PATH (so "." gives "src/train.py").
+	Path string
+	// Abs is the cleaned absolute path; files are de-duplicated on it.
+	Abs  string
+	Kind Kind
+	// Explicit is true when the file was named on the command line rather than found by
+	// walking a directory.
+	Explicit bool
+}
+
+// Options control which files a walk keeps.
+type Options struct {
+	// Exclude replaces DefaultExclude when non-nil (the `exclude` setting; an empty,
+	// non-nil slice excludes nothing). Patterns are read as described on Globs.
+	Exclude []string
+	// ExtendExclude adds patterns to Exclude (the `extend-exclude` setting, --exclude).
+	ExtendExclude []string
+	// Base anchors patterns that contain a slash: the configuration file's directory.
+	// Empty means the working directory.
+	Base string
+	// RespectGitignore skips files ignored by git (.gitignore files at every level,
+	// .git/info/exclude, the global excludes file) and by .ignore files.
+	RespectGitignore bool
+	// ForceExclude applies Exclude and ExtendExclude to files and directories named
+	// explicitly too, which otherwise are always analysed. pre-commit passes every staged
+	// file by name, so a hook needs it for the exclusions to hold.
+	ForceExclude bool
+}
+
+// defaultExclude follows ruff's default `exclude`, plus __pycache__ and .ipynb_checkpoints
+// copies of notebooks, which would otherwise be reported twice.
+var defaultExclude = []string{
+	".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+	".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+	".svn", ".tox", ".venv", ".vscode", "__pycache__", "__pypackages__", "_build",
+	"buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+}
+
+// DefaultExclude returns the patterns excluded when the `exclude` setting is not given.
+func DefaultExclude() []string {
+	return append([]string(nil), defaultExclude...)
+}
+
+// kindOf maps an extension to a Kind; ok is false for files a directory walk skips.
+func kindOf(name string) (Kind, bool) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".py":
+		return Python, true
+	case ".pyi":
+		return Stub, true
+	case ".ipynb":
+		return Notebook, true
+	}
+	return Python, false
+}
+
+// Files expands roots (files or directories; none means ".") into the files to analyse,
+// sorted by Path and de-duplicated. A root that does not exist, or an invalid pattern,
+// is an error. Trouble inside a walk (an unreadable directory or ignore file) is
+// returned in warnings and the walk goes on.
+func Files(roots []string, opts Options) (files []File, warnings []error, err error) {
+	w, err := newWalker(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	for _, root := range roots {
+		if err := w.root(root); err != nil {
+			return nil, w.warnings, err
+		}
+	}
+	return w.result(), w.warnings, nil
+}
+
+type walker struct {
+	opts     Options
+	excludes *Globs
+	seen     map[string]int // Abs -> index in files
+	files    []File
+	warnings []error
+}
+
+func newWalker(opts Options) (*walker, error) {
+	base := opts.Base
+	if base == "" {
+		base = "."
+	}
+	patterns := opts.Exclude
+	if patterns == nil {
+		patterns = defaultExclude
+	}
+	patterns = append(append([]string(nil), patterns...), opts.ExtendExclude...)
+	g, err := CompileGlobs(base, patterns)
+	if err != nil {
+		return nil, fmt.Errorf("exclude: %w", err)
+	}
+	return &walker{opts: opts, excludes: g, seen: map[string]int{}}, nil
+}
+
+func (w *walker) warn(err error) { w.warnings = append(w.warnings, err) }
+
+func (w *walker) add(f File) {
+	if i, ok := w.seen[f.Abs]; ok {
+		w.files[i].Explicit = w.files[i].Explicit || f.Explicit
+		return
+	}
+	w.seen[f.Abs] = len(w.files)
+	w.files = append(w.files, f)
+}
+
+func (w *walker) result() []File {
+	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	return w.files
+}
+
+func (w *walker) root(root string) error {
+	clean := filepath.Clean(root)
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", root, err)
+	}
+	// Stat, not Lstat: a symlink the user names is followed, as the user asked for it.
+	fi, err := os.Stat(clean)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", root, err)
+	}
+	if w.opts.ForceExclude && w.excludedExplicit(abs) {
+		return nil
+	}
+	if !fi.IsDir() {
+		if !fi.Mode().IsRegular() {
+			w.warn(fmt.Errorf("%s: not a regular file, skipped", root))
+			return nil
+		}
+		kind, _ := kindOf(clean)
+		w.add(File{Path: clean, Abs: abs, Kind: kind, Explicit: true})
+		return nil
+	}
+	var st *ignoreState
+	var comps []string
+	if w.opts.RespectGitignore {
+		st, _ = newIgnoreState(abs, w.warn)
+		comps = components(st.root, abs)
+		if len(comps) > 0 && st.ignored(comps, true) {
+			// The user named an ignored directory: walk it, honouring only the
+			// ignore files inside it.
+			st = &ignoreState{root: abs, files: st.files}
+			comps = nil
+		}
+	}
+	w.dir(abs, clean, comps, st)
+	return nil
+}
+
+// excludedExplicit applies the exclude patterns to an explicitly named path and to its
+// ancestors below Base, so that "legacy" also excludes legacy/old.py.
+func (w *walker) excludedExplicit(abs string) bool {
+	p := filepath.ToSlash(abs)
+	if w.excludes.matchAbs(p) {
+		return true
+	}
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		rel, inside := relSlash(w.excludes.base, d)
+		if !inside || rel == "." {
+			return false
+		}
+		if w.excludes.matchAbs(d) {
+			return true
+		}
+	}
+}
+
+// components splits target's path below root into names ("" root gives none).
+func components(root, target string) []string {
+	rel, err := filepath.Rel(root, target)
+	if err != nil || rel == "." {
+		return nil
+	}
+	return strings.Split(filepath.ToSlash(rel), "/")
+}
+
+func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
+	if st != nil {
+		st = st.with(abs, comps, w.warn)
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		// ReadDir returns what it read before the error; keep going with that.
+		w.warn(fmt.Errorf("read directory %s: %w", display, unwrapPath(err)))
+	}
+	for _, e := range entries {
+		name := e.Name()
+		childAbs := filepath.Join(abs, name)
+		childDisplay := filepath.Join(display, name)
+		childComps := append(comps[:len(comps):len(comps)], name)
+		t := e.Type()
+		switch {
+		case t&fs.ModeSymlink != 0:
+			// Never followed: a link either points inside the tree, which the walk
+			// reaches anyway, or outside it, where cachelint was not asked to look;
+			// and a link cycle cannot trap a walk that does not follow links.
+			continue
+		case t.IsDir():
+			if name == ".git" || w.excludes.matchAbs(filepath.ToSlash(childAbs)) {
+				continue
+			}
+			if st.ignored(childComps, true) {
+				continue
+			}
+			w.dir(childAbs, childDisplay, childComps, st)
+		case t.IsRegular():
+			kind, ok := kindOf(name)
+			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || st.ignored(childComps, false) {
+				continue
+			}
+			w.add(File{Path: childDisplay, Abs: childAbs, Kind: kind})
+		}
+	}
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// projectMarkers make a directory the project root (SPEC §6).
+var projectMarkers = []string{"pyproject.toml", "setup.cfg", "setup.py", ".git"}
+
+// FindProjectRoot returns the nearest directory at or above path (a file or a directory)
+// holding pyproject.toml, setup.cfg, setup.py or .git: the project cachelint indexes to
+// resolve helpers. With none up to the filesystem root it returns path's own directory.
+// The result is absolute.
+func FindProjectRoot(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	start := abs
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		start = filepath.Dir(abs)
+	}
+	for d := start; ; {
+		for _, m := range projectMarkers {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+				return d
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return start
+		}
+		d = parent
+	}
+}

@@ -1,0 +1,226 @@
+package pyparse
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Node is a Go copy of one tree-sitter node. Kinds and field names are tree-sitter-python's
+// (`for_statement`, `call`, `attribute`, field `body`, ...). Anonymous nodes (keywords,
+// operators, punctuation) are kept with Named false, so operators such as `%` or `==` can be
+// read; Children holds both kinds in source order.
+type Node struct {
+	Kind     string
+	Field    string // field name in the parent, "" when none
+	Named    bool
+	Start    int // byte offset
+	End      int // byte offset, exclusive
+	Row      int // 0-based start row
+	Col      int // 0-based start column, in bytes
+	EndRow   int
+	EndCol   int
+	Parent   *Node
+	Children []*Node
+	// Index is the node's position in Parent.Children.
+	Index int
+}
+
+// Text returns the node's source text.
+func (n *Node) Text(src []byte) string {
+	if n == nil || n.Start < 0 || n.End > len(src) || n.Start > n.End {
+		return ""
+	}
+	return string(src[n.Start:n.End])
+}
+
+// Line is the 1-based line the node starts on.
+func (n *Node) Line() int { return n.Row + 1 }
+
+// ChildByField returns the first child with the given field name.
+func (n *Node) ChildByField(field string) *Node {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.Children {
+		if c.Field == field {
+			return c
+		}
+	}
+	return nil
+}
+
+// ChildrenByField returns every child with the given field name.
+func (n *Node) ChildrenByField(field string) []*Node {
+	var out []*Node
+	for _, c := range n.Children {
+		if c.Field == field {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// NamedChildren returns the named children in order.
+func (n *Node) NamedChildren() []*Node {
+	var out []*Node
+	for _, c := range n.Children {
+		if c.Named {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// HasChild reports whether an anonymous child with the given token text exists (for example
+// the `%` of a binary_operator, whose kind is "%").
+func (n *Node) HasChild(kind string) bool {
+	for _, c := range n.Children {
+		if c.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// PrevNamedSibling returns the closest named sibling before n.
+func (n *Node) PrevNamedSibling() *Node {
+	if n == nil || n.Parent == nil {
+		return nil
+	}
+	for i := n.Index - 1; i >= 0; i-- {
+		if c := n.Parent.Children[i]; c.Named {
+			return c
+		}
+	}
+	return nil
+}
+
+// NextNamedSibling returns the closest named sibling after n.
+func (n *Node) NextNamedSibling() *Node {
+	if n == nil || n.Parent == nil {
+		return nil
+	}
+	for i := n.Index + 1; i < len(n.Parent.Children); i++ {
+		if c := n.Parent.Children[i]; c.Named {
+			return c
+		}
+	}
+	return nil
+}
+
+// Contains reports whether m lies inside n (or is n).
+func (n *Node) Contains(m *Node) bool {
+	for ; m != nil; m = m.Parent {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Walk calls fn for n and every descendant in source order; fn returns false to skip a
+// node's children. It uses an explicit stack so 10 000-deep nesting cannot overflow.
+func (n *Node) Walk(fn func(*Node) bool) {
+	if n == nil {
+		return
+	}
+	stack := []*Node{n}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !fn(cur) {
+			continue
+		}
+		for i := len(cur.Children) - 1; i >= 0; i-- {
+			stack = append(stack, cur.Children[i])
+		}
+	}
+}
+
+// Find returns the first node (in source order) under n for which match is true.
+func (n *Node) Find(match func(*Node) bool) *Node {
+	var found *Node
+	n.Walk(func(m *Node) bool {
+		if found != nil {
+			return false
+		}
+		if match(m) {
+			found = m
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// Statement returns the statement that contains n: the ancestor (or n itself) whose parent
+// is a block or the module.
+func (n *Node) Statement() *Node {
+	for m := n; m != nil; m = m.Parent {
+		if m.Parent == nil {
+			return m
+		}
+		if m.Parent.Kind == "block" || m.Parent.Kind == "module" {
+			return m
+		}
+	}
+	return nil
+}
+
+// Column converts a 0-based byte column on the node's line into a 1-based column counted in
+// Unicode code points (what ruff reports and what editors show).
+func Column(src []byte, offset int) int {
+	if offset > len(src) {
+		offset = len(src)
+	}
+	start := offset
+	for start > 0 && src[start-1] != '\n' {
+		start--
+	}
+	return utf8.RuneCount(src[start:offset]) + 1
+}
+
+// DottedName returns the dotted text of an identifier/attribute chain (`torch.cuda.empty_cache`),
+// or "" when the expression is something else (a call, a subscript, ...). Calls inside the
+// chain are rendered with "()" so `get_accelerator().empty_cache` stays recognisable.
+func DottedName(n *Node, src []byte) string {
+	var parts []string
+	for n != nil {
+		switch n.Kind {
+		case "identifier":
+			parts = append(parts, n.Text(src))
+			return joinReversed(parts)
+		case "attribute":
+			attr := n.ChildByField("attribute")
+			if attr == nil {
+				return ""
+			}
+			parts = append(parts, attr.Text(src))
+			n = n.ChildByField("object")
+		case "call":
+			fn := n.ChildByField("function")
+			inner := DottedName(fn, src)
+			if inner == "" {
+				return ""
+			}
+			parts = append(parts, inner+"()")
+			return joinReversed(parts)
+		case "parenthesized_expression":
+			inner := n.NamedChildren()
+			if len(inner) != 1 {
+				return ""
+			}
+			n = inner[0]
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func joinReversed(parts []string) string {
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".")
+}

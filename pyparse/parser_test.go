@@ -1,0 +1,154 @@
+package pyparse
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+func parse(t testing.TB, src string) *File {
+	t.Helper()
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	f, err := p.Parse(context.Background(), "t.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestImportsAndAliases(t *testing.T) {
+	f := parse(t, `import torch as t
+import torch.cuda
+from torch.cuda import empty_cache as ec
+from torch import cuda
+from . import utils
+from ..pkg.mem import free_gpu as fg
+def f():
+    import os.path as osp
+`)
+	want := map[string]string{
+		"t": "torch", "torch": "torch", "ec": "torch.cuda.empty_cache", "cuda": "torch.cuda",
+		"utils": ".utils", "fg": "..pkg.mem.free_gpu", "osp": "os.path",
+	}
+	for k, v := range want {
+		if got := f.Aliases[k]; got != v {
+			t.Errorf("alias %s = %q, want %q", k, got, v)
+		}
+	}
+	for in, out := range map[string]string{
+		"t.cuda.empty_cache":   "torch.cuda.empty_cache",
+		"ec":                   "torch.cuda.empty_cache",
+		"cuda.empty_cache":     "torch.cuda.empty_cache",
+		"self.lru.empty_cache": "self.lru.empty_cache",
+	} {
+		if got := f.Qualify(in); got != out {
+			t.Errorf("Qualify(%s) = %q, want %q", in, got, out)
+		}
+	}
+}
+
+func TestFunctionsClassesCalls(t *testing.T) {
+	f := parse(t, `class Trainer(pl.LightningModule, metaclass=M):
+    @torch.no_grad()
+    def training_step(self, batch, idx=0, *args, **kw):
+        def inner():
+            get_accelerator().empty_cache()
+        x = self.model(batch)
+        return x
+
+async def serve(req: Request):
+    pass
+`)
+	if len(f.Classes) != 1 || f.Classes[0].Bases[0] != "pl.LightningModule" || len(f.Classes[0].Bases) != 1 {
+		t.Fatalf("classes = %+v", f.Classes)
+	}
+	byName := map[string]*Function{}
+	for _, fn := range f.Functions {
+		byName[fn.QualName] = fn
+	}
+	ts := byName["Trainer.training_step"]
+	if ts == nil || ts.Class == nil || ts.Class.Name != "Trainer" || len(ts.Decorators) != 1 {
+		t.Fatalf("training_step = %+v", ts)
+	}
+	if strings.Join(ts.Params, ",") != "self,batch,idx,args,kw" {
+		t.Errorf("params = %v", ts.Params)
+	}
+	inner := byName["Trainer.training_step.inner"]
+	if inner == nil || inner.Parent != ts || inner.Class != nil {
+		t.Fatalf("inner = %+v", inner)
+	}
+	if s := byName["serve"]; s == nil || !s.Async || s.Params[0] != "req" {
+		t.Fatalf("serve = %+v", s)
+	}
+	var callees []string
+	for _, c := range f.Calls {
+		callees = append(callees, c.Callee)
+		if c.Callee == "get_accelerator().empty_cache" && c.Function != inner {
+			t.Errorf("enclosing function of %s = %v", c.Callee, c.Function)
+		}
+	}
+	got := strings.Join(callees, " ")
+	for _, w := range []string{"torch.no_grad", "get_accelerator().empty_cache", "get_accelerator", "self.model"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("calls %q lack %q", got, w)
+		}
+	}
+}
+
+func TestErrorTolerant(t *testing.T) {
+	f := parse(t, "def f(:\n    torch.cuda.empty_cache()\nprint 'py2'\n")
+	if len(f.Errors) == 0 {
+		t.Fatal("no syntax errors reported")
+	}
+	found := false
+	for _, c := range f.Calls {
+		found = found || c.Callee == "torch.cuda.empty_cache"
+	}
+	if !found {
+		t.Error("call in a broken file was lost")
+	}
+}
+
+func TestDeepNestingAndOddInput(t *testing.T) {
+	deep := strings.Repeat("(", 10000) + "x" + strings.Repeat(")", 10000) + "\n"
+	for name, src := range map[string]string{
+		"deep": deep, "empty": "", "nul": "x = 1\x00\ny = 2\n", "bom": "\ufeffimport torch\n",
+		"badutf8": "s = '\xff\xfe'\n", "crlf": "import torch\r\ntorch.cuda.empty_cache()\r\n",
+	} {
+		t.Run(name, func(t *testing.T) { parse(t, src) })
+	}
+}
+
+func TestColumnCountsCodePoints(t *testing.T) {
+	src := []byte("é = torch.cuda.empty_cache()")
+	off := strings.Index(string(src), "torch")
+	if got := Column(src, off); got != 5 {
+		t.Errorf("Column = %d, want 5", got)
+	}
+}
+
+// BenchmarkParse measures parse throughput on a realistic file (the example project's
+// training script, repeated). Run: go test ./pyparse -bench Parse -benchtime 20x
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile("../examples/train.py")
+	if err != nil {
+		b.Skip("examples/train.py not present")
+	}
+	src := []byte(strings.Repeat(string(data), 200))
+	p, err := NewParser()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := p.Parse(context.Background(), "x.py", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package runtimecheck
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+)
+
+// Profile schema identifiers. Version changes only when a field changes meaning or goes
+// away; new fields may appear within a version.
+const (
+	ProfileSchema  = "cachelint-cost-profile"
+	ProfileVersion = 1
+)
+
+// Estimate is the modelled cost of one torch.cuda.empty_cache() call:
+//
+//	per call = sync bubble + Σ cuMemFree(released segment) + Σ cuMemAlloc(same segments)
+//
+// The sync drains the pipeline, the frees run while the GPU idles, and the next step's
+// cudaMalloc calls stall the CPU that should be refilling it. When cuMemAlloc itself
+// waits for the device, every re-allocation costs another bubble.
+type Estimate struct {
+	PerCallUs float64 `json:"per_call_us"`
+	LowUs     float64 `json:"low_us"`
+	HighUs    float64 `json:"high_us"`
+	SyncUs    float64 `json:"sync_us"`
+	FreeUs    float64 `json:"free_us"`
+	AllocUs   float64 `json:"alloc_us"`
+	Segments  int     `json:"segments"`
+	Bytes     uint64  `json:"bytes"`
+	// StepUs is the user's step time (--step-ms), 0 when not given; Fraction is
+	// PerCallUs/StepUs.
+	StepUs   float64 `json:"step_us,omitempty"`
+	Fraction float64 `json:"fraction_of_step,omitempty"`
+}
+
+// CostProfile is what `cachelint probe --json` writes and `check --cost-profile` reads.
+type CostProfile struct {
+	Schema       string       `json:"schema"`
+	Version      int          `json:"version"`
+	CreatedAt    string       `json:"created_at"`
+	Device       DeviceInfo   `json:"device"`
+	Driver       DriverInfo   `json:"driver"`
+	Workload     Workload     `json:"workload"`
+	Measurements Measurements `json:"measurements"`
+	Estimate     Estimate     `json:"estimate"`
+	Notes        []string     `json:"notes,omitempty"`
+}
+
+func estimate(m Measurements, w Workload, stepMs float64) Estimate {
+	e := Estimate{
+		SyncUs:   m.SyncBubble.Median,
+		FreeUs:   m.Replay.Free.Median,
+		AllocUs:  m.Replay.Alloc.Median,
+		Segments: w.Segments(),
+		Bytes:    w.Bytes(),
+	}
+	lowSync, highSync := m.SyncBubble.P10, m.SyncBubble.P90
+	if m.AllocWhileBusy.Waits {
+		n := float64(e.Segments)
+		e.SyncUs += n * m.SyncBubble.Median
+		lowSync += n * m.SyncBubble.P10
+		highSync += n * m.SyncBubble.P90
+	}
+	e.PerCallUs = e.SyncUs + e.FreeUs + e.AllocUs
+	e.LowUs = math.Max(0, lowSync) + m.Replay.Free.P10 + m.Replay.Alloc.P10
+	e.HighUs = highSync + m.Replay.Free.P90 + m.Replay.Alloc.P90
+	if stepMs > 0 {
+		e.StepUs = stepMs * 1000
+		e.Fraction = e.PerCallUs / e.StepUs
+	}
+	return e
+}
+
+// LoadProfile reads a cost profile written by `cachelint probe --json`.
+func LoadProfile(path string) (*CostProfile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read cost profile: %w", err)
+	}
+	var p CostProfile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("cost profile %s: not valid JSON: %w", path, err)
+	}
+	if p.Schema != ProfileSchema {
+		return nil, fmt.Errorf("cost profile %s: schema is %q, want %q (write one with `cachelint probe --json FILE`)", path, p.Schema, ProfileSchema)
+	}
+	if p.Version != ProfileVersion {
+		return nil, fmt.Errorf("cost profile %s: version %d is not supported (this cachelint reads version %d)", path, p.Version, ProfileVersion)
+	}
+	if p.Device.Name == "" {
+		return nil, fmt.Errorf("cost profile %s: no device name", path)
+	}
+	if !(p.Estimate.PerCallUs > 0) || math.IsInf(p.Estimate.PerCallUs, 0) {
+		return nil, fmt.Errorf("cost profile %s: estimate.per_call_us must be a positive number", path)
+	}
+	return &p, nil
+}
+
+// WriteFile writes the profile as indented JSON.
+func (p *CostProfile) WriteFile(path string) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode cost profile: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write cost profile: %w", err)
+	}
+	return nil
+}
+
+// EstimatedCallCost is the modelled cost of one torch.cuda.empty_cache() call.
+func (p *CostProfile) EstimatedCallCost() time.Duration {
+	if p == nil {
+		return 0
+	}
+	return time.Duration(p.Estimate.PerCallUs * float64(time.Microsecond))
+}
+
+// FindingCost returns the text after "= cost: " for a finding of rule code: per step for
+// CL001, per call for CL002 (with the cost per step when period, the gate's period, is
+// known), per epoch for CL003 and per call for CL004; "" for rules that are not about an
+// empty_cache() call.
+func (p *CostProfile) FindingCost(code string, period int) string {
+	if p == nil || !(p.Estimate.PerCallUs > 0) {
+		return ""
+	}
+	call := "~" + formatUs(p.Estimate.PerCallUs)
+	var what string
+	switch code {
+	case "CL001":
+		what = call + " per step"
+		if p.Estimate.StepUs > 0 {
+			what += fmt.Sprintf(" (%.0f%% of a %s step)", 100*p.Estimate.Fraction, formatUs(p.Estimate.StepUs))
+		}
+	case "CL002":
+		what = call + " per call"
+		if period > 0 {
+			what += fmt.Sprintf(", ~%s per step at one call every %d steps", formatUs(p.Estimate.PerCallUs/float64(period)), period)
+		}
+	case "CL003":
+		what = call + " per epoch"
+	case "CL004":
+		what = call + " per call"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s on %s (probe profile, %d segments)", what, p.Device.Name, p.Estimate.Segments)
+}
+
+// formatUs prints a duration given in microseconds with two significant figures.
+func formatUs(us float64) string {
+	switch {
+	case us < 10:
+		return fmt.Sprintf("%.1f µs", us)
+	case us < 1000:
+		return fmt.Sprintf("%.0f µs", us)
+	case us < 10_000:
+		return fmt.Sprintf("%.1f ms", us/1000)
+	case us < 1_000_000:
+		return fmt.Sprintf("%.0f ms", us/1000)
+	default:
+		return fmt.Sprintf("%.1f s", us/1e6)
+	}
+}
+
+func formatBytes(b uint64) string {
+	switch {
+	case b >= gib:
+		return fmt.Sprintf("%.1f GiB", float64(b)/gib)
+	case b >= mib:
+		return fmt.Sprintf("%.0f MiB", float64(b)/mib)
+	default:
+		return fmt.Sprintf("%d B", b)
+	}
+}
+
+var errUsage = errors.New("usage")
