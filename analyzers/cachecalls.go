@@ -139,7 +139,14 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: s})
 				continue
 			}
-			if why, ok := libraryHelper(q); ok {
+			why, ok := libraryHelper(q)
+			if !ok {
+				why, ok = libraryHelper(c.Callee)
+				if ok {
+					q = c.Callee
+				}
+			}
+			if ok {
 				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: why})
 				continue
 			}

@@ -187,7 +187,7 @@ func onceCondition(t string) bool { return reOnce.MatchString(t) }
 var (
 	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|data_?iter|dataiter|iterator|tqdm|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
 	reEpochIter = regexp.MustCompile(`(?i)epoch`)
-	reStepWhile = regexp.MustCompile(`(?i)(step|iter|global_step|max_steps|num_steps|total_steps|batch)`)
+	reStepWhile = regexp.MustCompile(`(?i)(step|iter|\bbatch(es)?\b|batch_idx|num_batches)`)
 )
 
 // classifyLoop decides whether a loop is a step loop, an epoch loop, or something else.

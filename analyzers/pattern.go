@@ -58,7 +58,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 			return OOMRetry, fmt.Sprintf("gated by the OOM condition `%s` at line %d", g.Text, g.Node.Line())
 		}
 	}
-	if l := lc.innermostLoop(); l != nil && l.Kind == otherLoop {
+	if l := lc.innermostLoop(); l != nil {
 		if reRetryLoop.MatchString(l.Header) && hasOOMHandler(f, l.Node) {
 			return OOMRetry, fmt.Sprintf("in the retry loop at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
@@ -222,9 +222,32 @@ func nearby(f *pyparse.File, call *pyparse.Node, span int, match func(string) bo
 	return false
 }
 
-// modelSwitchNearby looks at the statements around the call for a model being deleted,
-// moved off the GPU, replaced or loaded, or for generator/discriminator alternation.
+// modelSwitchNearby looks at the statements around the call, and around the `if` or
+// `with` blocks that hold it (up to the enclosing loop or function), for a model being
+// deleted, moved off the GPU, replaced or loaded, or for generator/discriminator alternation.
 func modelSwitchNearby(f *pyparse.File, call *pyparse.Node) string {
+	n := call
+	for level := 0; level < 3 && n != nil; level++ {
+		if why := modelSwitchAround(f, n); why != "" {
+			return why
+		}
+		stmt := n.Statement()
+		if stmt == nil || stmt.Parent == nil || stmt.Parent.Parent == nil {
+			return ""
+		}
+		outer := stmt.Parent.Parent // the block's owner: if/elif/else/with/try/loop/def
+		for outer != nil && outer.Parent != nil && (outer.Kind == "elif_clause" || outer.Kind == "else_clause" || outer.Kind == "except_clause" || outer.Kind == "finally_clause") {
+			outer = outer.Parent
+		}
+		if outer == nil || outer.Kind == "for_statement" || outer.Kind == "while_statement" || outer.Kind == "function_definition" || outer.Kind == "module" {
+			return ""
+		}
+		n = outer
+	}
+	return ""
+}
+
+func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 	before, after := siblings(call, 4)
 	src := f.Src
 	for _, s := range append(before, after...) {
