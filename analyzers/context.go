@@ -146,6 +146,44 @@ var (
 	reInSteps  = regexp.MustCompile(`\bin\s+[\w.\[\]]*(steps|iters|iterations|every|schedule)\b`)
 )
 
+var reModuloName = regexp.MustCompile(`%\s*\(?\s*([A-Za-z_][\w.]*)\s*\)?`)
+
+// constantValue finds the integer a name stands for where it is plain to see: a parameter
+// default of the enclosing function (`def maybe_free(step, every=50)`) or a module-level
+// constant (`CLEAR_EVERY = 100`). 0 when unknown.
+func constantValue(f *pyparse.File, at *pyparse.Node, name string) int {
+	if fn := f.EnclosingFunction(at); fn != nil {
+		if ps := fn.Node.ChildByField("parameters"); ps != nil {
+			for _, p := range ps.NamedChildren() {
+				if (p.Kind == "default_parameter" || p.Kind == "typed_default_parameter") && p.ChildByField("name").Text(f.Src) == name {
+					return intLiteral(p.ChildByField("value"), f.Src)
+				}
+			}
+		}
+	}
+	for _, stmt := range f.Root.NamedChildren() {
+		if stmt.Kind != "expression_statement" || len(stmt.NamedChildren()) != 1 {
+			continue
+		}
+		as := stmt.NamedChildren()[0]
+		if as.Kind == "assignment" && as.ChildByField("left").Text(f.Src) == name {
+			return intLiteral(as.ChildByField("right"), f.Src)
+		}
+	}
+	return 0
+}
+
+func intLiteral(n *pyparse.Node, src []byte) int {
+	if n == nil || n.Kind != "integer" {
+		return 0
+	}
+	v, err := strconv.Atoi(strings.ReplaceAll(n.Text(src), "_", ""))
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
 func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *gate {
 	g := &gate{Node: cond, Negate: negate}
 	if cond == nil {
@@ -164,6 +202,8 @@ func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *
 			g.Kind = periodicGate
 			if m := reModulo.FindStringSubmatch(t); m != nil {
 				g.Period, _ = strconv.Atoi(strings.ReplaceAll(m[1], "_", ""))
+			} else if m := reModuloName.FindStringSubmatch(t); m != nil {
+				g.Period = constantValue(f, cond, m[1])
 			}
 		}
 	case negate:

@@ -2,6 +2,7 @@ package analyzers_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestStepLoop(t *testing.T) {
-	for _, dir := range []string{"direct", "frequency", "hooks", "patterns"} {
+	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers"} {
 		t.Run(dir, func(t *testing.T) {
 			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), []*analysis.Analyzer{analyzers.StepLoop}, nil)
 		})
@@ -21,5 +22,43 @@ func TestStepLoop(t *testing.T) {
 func TestSuiteValidates(t *testing.T) {
 	if err := analysis.Validate(analyzers.All); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHelperRecords checks the records `cachelint calls` prints for a helper: its own call
+// is a helper_body that runs once per call, and each call site carries the chain.
+func TestHelperRecords(t *testing.T) {
+	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "helpers"), []*analysis.Analyzer{analyzers.StepLoop}, nil)
+	cls := res.Results[analyzers.Classify].(*analyzers.Classification)
+	var body, viaCleanup *analyzers.Record
+	for _, r := range cls.Records {
+		if filepath.Base(r.File.Path) == "memory.py" && r.Call.Node.Line() == 8 {
+			body = r
+		}
+		if len(r.Via) == 3 && r.Via[0].Callee.Name == "_cleanup" {
+			viaCleanup = r
+		}
+	}
+	if body == nil || body.Role != "helper_body" || body.Frequency != analyzers.Once || body.Rule != "" {
+		t.Fatalf("helper body record = %+v", body)
+	}
+	if viaCleanup == nil || viaCleanup.Frequency != analyzers.PerIteration || viaCleanup.Rule != "CL001" || viaCleanup.Loop == nil || viaCleanup.Loop.Node.Line() != 27 {
+		t.Fatalf("_cleanup() record = %+v", viaCleanup)
+	}
+	if got := analyzers.Chain(viaCleanup); !strings.HasSuffix(got, "memory.py:8") || !strings.HasPrefix(got, "_cleanup() -> cleanup() -> free_gpu_memory() -> torch.cuda.empty_cache()") {
+		t.Errorf("chain = %q", got)
+	}
+	// setup() calls the helper once at start-up: a record with frequency once and no rule.
+	found := false
+	for _, r := range cls.Records {
+		if r.Call.Function != nil && r.Call.Function.Name == "setup" {
+			found = true
+			if r.Frequency != analyzers.Once || r.Rule != "" {
+				t.Errorf("setup() record = %s/%s", r.Frequency, r.Rule)
+			}
+		}
+	}
+	if !found {
+		t.Error("no record for the start-up call of the helper")
 	}
 }

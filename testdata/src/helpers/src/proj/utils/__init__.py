@@ -1,0 +1,1 @@
+from .memory import free_gpu_memory as free_all  # re-exported under another name
