@@ -27,6 +27,8 @@ type CallRecord struct {
 	Loop      *LoopRef  `json:"loop"`
 	Reason    string    `json:"reason"`
 	Related   []Related `json:"related"`
+	// Cell and CellLine locate a notebook call for the text table.
+	Cell, CellLine int `json:"-"`
 }
 
 // LoopRef locates the loop that governs a call.
@@ -112,6 +114,14 @@ func (pr *project) callRecords() []CallRecord {
 			t := r.Target
 			rec.Related = append(rec.Related, Related{File: t.File.Path, Line: t.Call.Node.Line(), Message: t.Spelling + "() empties the cache here"})
 		}
+		if info := pr.nb[r.File.Path]; info != nil {
+			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
+			rec.Line, rec.Column = info.nb.JSONPos(line, col)
+			rec.Reason = info.cellRefs(rec.Reason)
+			if rec.Loop != nil {
+				rec.Loop.Line, _ = info.nb.JSONPos(rec.Loop.Line, 1)
+			}
+		}
 		out = append(out, rec)
 	}
 	return out
@@ -162,7 +172,11 @@ func writeCallsTable(w io.Writer, recs []CallRecord) error {
 			callee += " -> " + strings.Join(r.Via[1:], " -> ")
 			callee = strings.TrimSuffix(callee, " -> ")
 		}
-		fmt.Fprintf(tw, "%s:%d:%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.File, r.Line, r.Column, callee, r.Role, freq, r.Pattern, rule, loop)
+		where := fmt.Sprintf("%s:%d:%d", r.File, r.Line, r.Column)
+		if r.Cell > 0 {
+			where = fmt.Sprintf("%s:cell %d:line %d", r.File, r.Cell, r.CellLine)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", where, callee, r.Role, freq, r.Pattern, rule, loop)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
