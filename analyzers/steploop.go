@@ -29,6 +29,8 @@ type Note struct {
 	Label, Help string
 	Function    string
 	Snippet     string
+	// Period is the gate's period for CL002 (0 when unknown), for the cost line.
+	Period int
 }
 
 // Notes maps reported diagnostics to their notes.
@@ -42,12 +44,12 @@ type noteKey struct {
 }
 
 // NoteFor returns the note of the diagnostic reported at pos with category code.
-func (n *Notes) NoteFor(pos token.Pos, code string) (label, help, function, snippet string, ok bool) {
+func (n *Notes) NoteFor(pos token.Pos, code string) (Note, bool) {
 	if n == nil {
-		return "", "", "", "", false
+		return Note{}, false
 	}
 	v, ok := n.m[noteKey{pos, code}]
-	return v.Label, v.Help, v.Function, v.Snippet, ok
+	return v, ok
 }
 
 func (n *Notes) report(pass *analysis.Pass, d analysis.Diagnostic, note Note) {
@@ -77,6 +79,7 @@ func runStepLoop(pass *analysis.Pass) (any, error) {
 			Help:     help(r),
 			Function: functionName(r.Call.Function),
 			Snippet:  strings.Join(strings.Fields(r.Call.Node.Statement().Text(r.File.Src)), " "),
+			Period:   r.Period,
 		})
 	}
 	return notes, nil

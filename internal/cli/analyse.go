@@ -62,7 +62,8 @@ type project struct {
 	parsed  *pyparse.Result
 	cls     *analyzers.Classification
 	sources map[string][]byte
-	nbMu    sync.Mutex // readFile runs on the parse workers
+	periods map[string]int // CL002 gate periods by findingKey
+	nbMu    sync.Mutex     // readFile runs on the parse workers
 	nb      map[string]*notebookInfo
 }
 
@@ -126,7 +127,7 @@ func analyse(ctx context.Context, paths []string, c *commonFlags, stderr io.Writ
 		wopts.ForceExclude = c.forceExclude
 	}
 
-	pr := &project{cwd: cwd, root: root, cfg: cfg, report: map[string]bool{}, files: map[string]walk.File{}, sources: map[string][]byte{}, nb: map[string]*notebookInfo{}}
+	pr := &project{cwd: cwd, root: root, cfg: cfg, report: map[string]bool{}, files: map[string]walk.File{}, sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, periods: map[string]int{}}
 	reportFiles, warnings, err := walk.Files(paths, wopts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}

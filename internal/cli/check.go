@@ -14,11 +14,14 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/baseline"
 	"github.com/cachelint/cachelint/internal/output"
 	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/internal/suppress"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
+	runtimecheck "github.com/cachelint/cachelint/runtime-check"
 )
 
 type checkFlags struct {
@@ -32,6 +35,13 @@ type checkFlags struct {
 	statistics      bool
 	color           string
 	showParseErrors bool
+	fix             bool
+	unsafeFixes     bool
+	diff            bool
+	baseline        string
+	writeBaseline   string
+	addNoqa         bool
+	costProfile     string
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,6 +59,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&cf.statistics, "statistics", false, "print a count per rule instead of the findings")
 	fs.StringVar(&cf.color, "color", "auto", "colour: auto, always, never")
 	fs.BoolVar(&cf.showParseErrors, "show-parse-errors", false, "report files that do not parse (CL900)")
+	fs.BoolVar(&cf.fix, "fix", false, "apply safe fixes")
+	fs.BoolVar(&cf.unsafeFixes, "unsafe-fixes", false, "include unsafe fixes (with --fix or --diff)")
+	fs.BoolVar(&cf.diff, "diff", false, "print the fixes as a unified diff and change nothing")
+	fs.StringVar(&cf.baseline, "baseline", "", "report only findings not recorded in this baseline file")
+	fs.StringVar(&cf.writeBaseline, "write-baseline", "", "record the current findings in FILE and exit 0")
+	fs.BoolVar(&cf.addNoqa, "add-noqa", false, "add `# noqa: CODE` comments to silence every current finding")
+	fs.StringVar(&cf.costProfile, "cost-profile", "", "a `cachelint probe --json` profile: add the estimated cost on that GPU to findings")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -61,6 +78,18 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return usageErr("unknown --color %q (want auto, always or never)", cf.color)
 	}
+	var profile *runtimecheck.CostProfile
+	if cf.costProfile != "" {
+		if profile, err = runtimecheck.LoadProfile(cf.costProfile); err != nil {
+			return usageErr("--cost-profile: %v", err)
+		}
+	}
+	var base *baseline.Baseline
+	if cf.baseline != "" {
+		if base, err = baseline.Load(cf.baseline); err != nil {
+			return usageErr("--baseline: %v", err)
+		}
+	}
 	pr, err := analyse(ctx, paths, &cf.commonFlags, stderr, nil)
 	if err != nil {
 		return err
@@ -70,6 +99,43 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	rep := pr.findings(enabled, cf.showParseErrors || (pr.cfg != nil && pr.cfg.ShowParseErrors != nil && *pr.cfg.ShowParseErrors))
+	rootRel := displayPath(pr.cwd, pr.root)
+	if cf.writeBaseline != "" {
+		return pr.writeBaseline(cf.writeBaseline, rep, rootRel, stderr)
+	}
+	if base != nil {
+		rep.Findings = base.Filter(rep.Findings, rootRel)
+	}
+	if cf.addNoqa {
+		return pr.addNoqa(rep, stderr)
+	}
+	if cf.fix || cf.diff {
+		remaining, err := pr.applyFixes(rep, cf.diff, cf.unsafeFixes, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		if cf.diff {
+			if remaining > 0 && !cf.exitZero {
+				return findingsExit
+			}
+			return nil
+		}
+		// Re-lint the fixed files so the report shows what remains.
+		pr, err = analyse(ctx, paths, &cf.commonFlags, stderr, nil)
+		if err != nil {
+			return err
+		}
+		rep = pr.findings(enabled, cf.showParseErrors)
+		if base != nil {
+			rep.Findings = base.Filter(rep.Findings, rootRel)
+		}
+	}
+	if profile != nil {
+		for i := range rep.Findings {
+			f := &rep.Findings[i]
+			f.Cost = profile.FindingCost(f.Code, pr.periodOf(f))
+		}
+	}
 
 	w := stdout
 	var outFile *os.File
@@ -81,7 +147,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer outFile.Close()
 		w = outFile
 	}
-	opts := output.Options{Color: useColor(cf.color, w), Version: Version, Cwd: pr.cwd}
+	opts := output.Options{Color: useColor(cf.color, w), Version: Version, Cwd: pr.cwd, UnsafeFixes: cf.unsafeFixes}
 	if cf.format == "github" {
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 			if sf, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
@@ -270,7 +336,7 @@ func (pr *project) source(file string) []byte {
 }
 
 type noter interface {
-	NoteFor(pos token.Pos, code string) (label, help, function, snippet string, ok bool)
+	NoteFor(pos token.Pos, code string) (analyzers.Note, bool)
 }
 
 // finding converts one diagnostic.
@@ -296,7 +362,10 @@ func (pr *project) finding(a *analysis.Analyzer, d analysis.Diagnostic) *report.
 	ep := pr.res.Fset.Position(end)
 	f.EndLine, f.EndColumn = file.Position(ep.Offset)
 	if n, ok := pr.res.Results[a].(noter); ok {
-		f.Label, f.Help, f.Function, f.Snippet, _ = n.NoteFor(d.Pos, d.Category)
+		if note, ok := n.NoteFor(d.Pos, d.Category); ok {
+			f.Label, f.Help, f.Function, f.Snippet = note.Label, note.Help, note.Function, note.Snippet
+			pr.periods[findingKey(f)] = note.Period
+		}
 	}
 	for _, r := range d.Related {
 		rp := pr.res.Fset.Position(r.Pos)

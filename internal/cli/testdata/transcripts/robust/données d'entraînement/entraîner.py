@@ -5,4 +5,4 @@ def entraîner(loader, modèle, opt):
     for lot in loader:
         modèle(lot).backward()
         opt.step()
-        torch.cuda.empty_cache()
+        é = 1; torch.cuda.empty_cache()

@@ -1,0 +1,282 @@
+// Package integration runs cachelint inside the tools that embed it.
+package integration
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestPreCommitHook installs this checkout's hook with the real pre-commit, the way a
+// user's repository would, and runs it on staged files. It builds cachelint through
+// pre-commit's `go install ./...`, so it takes a while on a cold build cache.
+func TestPreCommitHook(t *testing.T) {
+	preCommit, err := exec.LookPath("pre-commit")
+	if err != nil {
+		t.Fatal("pre-commit is not on PATH: install it to run this test " +
+			"(Debian/Ubuntu: apt-get install -y pre-commit; or pip install pre-commit). CI installs it in .ci/run.")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is not on PATH: install it (apt-get install -y git)")
+	}
+	env := hookEnv(t)
+	checkout := moduleRoot(t)
+	hookRepo, rev := snapshot(t, checkout, env)
+
+	proj := filepath.Join(t.TempDir(), "user project")
+	copyDir(t, filepath.Join("testdata", "precommit"), proj)
+	config := fmt.Sprintf("repos:\n  - repo: %q\n    rev: %s\n    hooks:\n      - id: cachelint\n", hookRepo, rev)
+	writeFile(t, filepath.Join(proj, ".pre-commit-config.yaml"), config)
+	git(t, proj, env, "init", "-q")
+	git(t, proj, env, "add", "-A")
+
+	run := func(files ...string) (string, int) {
+		t.Helper()
+		args := append([]string{"run", "cachelint", "--color", "never", "--files"}, files...)
+		cmd := exec.Command(preCommit, args...)
+		cmd.Dir = proj
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("pre-commit %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+
+	t.Run("per-step empty_cache fails the commit", func(t *testing.T) {
+		out, code := run("bad.py")
+		if code == 0 || !strings.Contains(out, "CL001") || !strings.Contains(out, "bad.py") {
+			t.Fatalf("exit %d, want non-zero with CL001 on bad.py; output:\n%s", code, out)
+		}
+		if !strings.Contains(out, "Failed") {
+			t.Errorf("pre-commit did not report the hook as failed:\n%s", out)
+		}
+	})
+	t.Run("clean file passes", func(t *testing.T) {
+		out, code := run("clean.py")
+		if code != 0 || !strings.Contains(out, "Passed") || strings.Contains(out, "CL0") {
+			t.Fatalf("exit %d, want 0 and Passed; output:\n%s", code, out)
+		}
+	})
+	t.Run("helper defined in a file that is not staged", func(t *testing.T) {
+		// pre-commit names only uses_helper.py; cachelint must still index the project to
+		// see that free_gpu() empties the cache.
+		out, code := run("uses_helper.py")
+		if code == 0 || !strings.Contains(out, "CL001") || !strings.Contains(out, "uses_helper.py") {
+			t.Fatalf("exit %d, want CL001 at the helper's call in uses_helper.py; output:\n%s", code, out)
+		}
+		// gpu_utils.py may appear in notes under the finding, never as a finding.
+		if regexp.MustCompile(`(?m)^gpu_utils\.py:\d+:\d+: CL`).MatchString(out) {
+			t.Errorf("reported on gpu_utils.py, which pre-commit did not pass:\n%s", out)
+		}
+	})
+	t.Run("extend-exclude holds for files pre-commit names", func(t *testing.T) {
+		out, code := run(filepath.Join("legacy", "old_train.py"))
+		if code != 0 || strings.Contains(out, "CL001") {
+			t.Fatalf("exit %d, want 0: legacy/ is excluded in pyproject.toml; output:\n%s", code, out)
+		}
+	})
+	t.Run("non-Python files are not passed to the hook", func(t *testing.T) {
+		out, code := run("notes.txt")
+		if code != 0 || !strings.Contains(out, "no files to check") {
+			t.Fatalf("exit %d, want 0 and the hook skipped; output:\n%s", code, out)
+		}
+	})
+}
+
+// hookEnv is the environment for git and pre-commit: the caller's (so GOFLAGS, GOPROXY
+// and the like pass through), with pre-commit's cache in a temp dir, Go's caches pinned
+// to the caller's (pre-commit sets GOPATH to its own env dir, which would move the
+// module cache and download every module again) and the go found on PATH.
+func hookEnv(t *testing.T) []string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			t.Fatal("go is not on PATH; pre-commit's golang hooks need it")
+		}
+	}
+	goEnv := func(name string) string {
+		out, err := exec.Command(goBin, "env", name).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", name, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	set := map[string]string{
+		"PRE_COMMIT_HOME":     filepath.Join(t.TempDir(), "pre-commit-home"),
+		"GOMODCACHE":          goEnv("GOMODCACHE"),
+		"GOCACHE":             goEnv("GOCACHE"),
+		"PATH":                filepath.Dir(goBin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GIT_AUTHOR_NAME":     "cachelint test",
+		"GIT_AUTHOR_EMAIL":    "test@cachelint.invalid",
+		"GIT_COMMITTER_NAME":  "cachelint test",
+		"GIT_COMMITTER_EMAIL": "test@cachelint.invalid",
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[name]; ok || strings.HasPrefix(name, "GIT_DIR") || name == "GIT_INDEX_FILE" || name == "GIT_WORK_TREE" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range set {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// moduleRoot is the checkout this test belongs to.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
+			bytes.Contains(data, []byte("module github.com/cachelint/cachelint\n")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the cachelint checkout (go.mod) above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// snapshot commits the checkout's working tree as it is now (tracked and untracked files
+// that git does not ignore, uncommitted edits included) to a new repository, and returns
+// it with the commit. pre-commit installs hooks only from a commit; `pre-commit try-repo`
+// would make one too, but it leaves untracked files out, so a new file not yet added
+// would be missing from the hook it tests.
+func snapshot(t *testing.T, checkout string, env []string) (string, string) {
+	t.Helper()
+	listed := gitOut(t, checkout, env, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	dst := filepath.Join(t.TempDir(), "cachelint-hook")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range strings.Split(strings.TrimRight(listed, "\x00"), "\x00") {
+		if rel == "" {
+			continue
+		}
+		src := filepath.Join(checkout, filepath.FromSlash(rel))
+		fi, err := os.Lstat(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree, not yet in the index
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyEntry(t, src, filepath.Join(dst, filepath.FromSlash(rel)), fi)
+	}
+	git(t, dst, env, "init", "-q")
+	git(t, dst, env, "add", "-A")
+	git(t, dst, env, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "snapshot of the working tree")
+	return dst, strings.TrimSpace(gitOut(t, dst, env, "rev-parse", "HEAD"))
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		copyEntry(t, p, filepath.Join(dst, rel), fi)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+func copyEntry(t *testing.T, src, dst string, fi fs.FileInfo) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, dst); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		return
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fi.Mode().Perm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		t.Fatalf("copy %s: %v", src, err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func git(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	gitOut(t, dir, env, args...)
+}
+
+func gitOut(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return string(out)
+}
