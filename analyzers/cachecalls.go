@@ -98,7 +98,7 @@ func runCacheCalls(pass *analysis.Pass) (any, error) {
 		g.Rounds = round
 		var fresh []string
 		for fn := range g.Helpers {
-			if !searched[fn.Name] {
+			if !searched[fn.Name] && g.needsCallers(fn) {
 				searched[fn.Name] = true
 				fresh = append(fresh, fn.Name)
 			}
@@ -190,6 +190,47 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 		sortEdges(g.Callers[fn])
 	}
 	return g
+}
+
+// needsCallers reports whether a helper's callers decide how often it empties the cache:
+// some cache-emptying call in its body runs once per call of it (not inside a loop of its
+// own). A helper whose only calls sit in its own loops is classified where it stands, so its
+// callers' files need not be searched for — this keeps `train()`, `fit()` and `main()` from
+// pulling in every file that mentions them.
+func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
+	for _, t := range g.Targets {
+		if t.Call.Function == fn && !inOwnLoop(t.File, t.Call.Node) {
+			return true
+		}
+	}
+	for _, e := range g.Inner[fn] {
+		if !inOwnLoop(e.File, e.Call.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// inOwnLoop reports whether a call sits in a loop of its function that looks like a step or
+// epoch loop (the cheap, syntactic part of Classify's judgement: enough to decide whether
+// the function's callers must be found).
+func inOwnLoop(f *pyparse.File, n *pyparse.Node) bool {
+	for m := n.Parent; m != nil; m = m.Parent {
+		switch m.Kind {
+		case "for_statement":
+			iter, target := m.ChildByField("right").Text(f.Src), m.ChildByField("left").Text(f.Src)
+			if reStepIter.MatchString(iter) || reEpochIter.MatchString(iter) || reEpochIter.MatchString(target) {
+				return true
+			}
+		case "while_statement":
+			if reStepWhile.MatchString(m.ChildByField("condition").Text(f.Src)) {
+				return true
+			}
+		case "function_definition", "class_definition":
+			return false
+		}
+	}
+	return false
 }
 
 func sortEdges(es []*Edge) {

@@ -151,11 +151,22 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	r.Rule = ruleFor(r)
 	recs := []*Record{r}
-	if r.Frequency != Once || len(callers) == 0 || count > maxRecordsPerTarget {
+	// A call in a helper's own loop over devices, chunks or layers runs some times per call
+	// of the helper: its callers decide how often, as for a call that runs once.
+	innerOnly := r.Frequency == Unknown && len(lc.Loops) > 0 && r.Gate == nil
+	for _, l := range lc.Loops {
+		innerOnly = innerOnly && l.Kind == otherLoop
+	}
+	if r.Frequency != Once && !innerOnly || len(callers) == 0 || count > maxRecordsPerTarget {
 		return recs
 	}
-	// Runs once per call of fn: the callers decide.
-	r.Reason = fmt.Sprintf("runs once per call of %s(); classified at its %d call site(s)", fn.Name, len(callers))
+	// Runs once (or a few times) per call of fn: the callers decide.
+	if innerOnly {
+		r.Reason = fmt.Sprintf("runs on every iteration of the loop at line %d (`%s`) per call of %s(); classified at its %d call site(s)",
+			lc.Loops[0].Node.Line(), lc.Loops[0].Header, fn.Name, len(callers))
+	} else {
+		r.Reason = fmt.Sprintf("runs once per call of %s(); classified at its %d call site(s)", fn.Name, len(callers))
+	}
 	r.Rule = ""
 	if pat != PatternNone {
 		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy

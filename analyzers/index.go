@@ -14,9 +14,11 @@ import (
 // `from . import utils; utils.f()`, `self.f()` / `cls.f()` / `super().f()` through the
 // project's classes, nested functions, and simple assignments (`clean = free_gpu`).
 type project struct {
-	root    string
-	paths   []string // every file in scope, parsed or not, slash-separated
+	root    string   // absolute, slash-separated
+	paths   []string // every file in scope, parsed or not: absolute, slash-separated
 	pathSet map[string]bool
+	// display maps an absolute slash path back to the path the file is known by.
+	display map[string]string
 	res     *pyparse.Result
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
@@ -36,11 +38,12 @@ type funcRef struct {
 }
 
 func newProject(root string, paths []string, res *pyparse.Result) *project {
-	p := &project{root: filepath.ToSlash(root), pathSet: map[string]bool{}, res: res}
+	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res}
 	for _, f := range paths {
-		s := filepath.ToSlash(f)
+		s := absSlash(f)
 		p.paths = append(p.paths, s)
 		p.pathSet[s] = true
+		p.display[s] = f
 	}
 	sort.Strings(p.paths)
 	p.reindex()
@@ -132,7 +135,7 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 	level := len(mod) - len(strings.TrimLeft(mod, "."))
 	mod = strings.TrimLeft(mod, ".")
 	rel := strings.ReplaceAll(mod, ".", "/")
-	dir := path.Dir(filepath.ToSlash(from.Path))
+	dir := path.Dir(absSlash(from.Path))
 	var bases []string
 	if level > 0 {
 		for i := 1; i < level; i++ {
@@ -148,7 +151,7 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 				cand = path.Join(b, "__init__.py")
 			}
 			if p.pathSet[cand] {
-				return cand
+				return p.display[cand]
 			}
 		}
 	}
@@ -166,7 +169,16 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 			}
 		}
 	}
-	return found
+	return p.display[found]
+}
+
+// absSlash makes paths comparable however the user named them (relative to the working
+// directory, absolute, with ./ or ../).
+func absSlash(f string) string {
+	if a, err := filepath.Abs(f); err == nil {
+		f = a
+	}
+	return filepath.ToSlash(filepath.Clean(f))
 }
 
 // resolve finds the project function a call invokes, or nil.
@@ -271,13 +283,8 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 	return nil
 }
 
-// osPath maps a slash path back to how the file is keyed in the parse result.
-func (p *project) osPath(slash string) string {
-	if _, ok := p.res.ByPath[slash]; ok {
-		return slash
-	}
-	return filepath.FromSlash(slash)
-}
+// osPath maps a module file (as moduleFile returns it) to its key in the parse result.
+func (p *project) osPath(display string) string { return display }
 
 func methodClass(scope *pyparse.Function) *pyparse.Class {
 	for s := scope; s != nil; s = s.Parent {

@@ -39,10 +39,12 @@ var methodHelpers = map[string]string{
 	"accelerator.clear":       "accelerate's Accelerator.clear() calls free_memory(), which empties the cache",
 }
 
-// needles are the byte strings a file must contain to be parsed at all: the names every
-// cache-emptying spelling above ends with. Helpers found later add their own names.
+// needles are the identifiers a file must mention to be parsed at all: the names every
+// cache-emptying spelling above ends with, and the allocator-config variables. Helpers
+// found later add their own names.
 func needles() []string {
-	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda", "ALLOC_CONF"}
+	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda",
+		"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"}
 }
 
 // directCallee reports whether a qualified callee is a direct cache-emptying call, and the

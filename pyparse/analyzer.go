@@ -1,7 +1,6 @@
 package pyparse
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +16,9 @@ import (
 // Analyzer is the building block every cachelint analyzer requires: it reads the Python files
 // of the pass (Pass.OtherFiles), parses those whose bytes can matter, and returns a *Result.
 //
-// Files are prefiltered by bytes: only a file containing one of the needles (flag -needles,
-// comma-separated; set by the driver from the analyzers' needs) is parsed at first. Analyzers
+// Files are prefiltered by bytes: only a file mentioning one of the needles (flag -needles:
+// comma-separated identifiers, matched as whole tokens; set by the driver from the
+// analyzers' needs) is parsed at first. Analyzers
 // that learn new names (helpers defined in parsed files) call Result.ParseMatching to pull in
 // the files that mention them.
 var Analyzer = &analysis.Analyzer{
@@ -81,16 +81,14 @@ func run(pass *analysis.Pass) (any, error) {
 	return res, nil
 }
 
-// ParseMatching parses the not-yet-parsed files whose bytes contain any of the needles, in
-// parallel (one parser per worker), and returns them. Files already parsed are skipped.
+// ParseMatching parses the not-yet-parsed files that mention any of the needles (identifier
+// names, matched as whole tokens; "" matches every file), in parallel with one parser per
+// worker. Files already parsed are skipped.
 func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	if len(r.pending) == 0 || len(needles) == 0 {
 		return nil
 	}
-	bneedles := make([][]byte, len(needles))
-	for i, n := range needles {
-		bneedles[i] = []byte(n)
-	}
+	set := newIdentSet(needles)
 	jobs := jobsFlag
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -119,7 +117,7 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			}
 			defer p.Close()
 			for i := range work {
-				results[i] = r.parseOne(ctx, p, paths[i], bneedles)
+				results[i] = r.parseOne(ctx, p, paths[i], set)
 			}
 		}()
 	}
@@ -148,7 +146,7 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	return nil
 }
 
-func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles [][]byte) (o struct {
+func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *identSet) (o struct {
 	file *File
 	fail *Failure
 	path string
@@ -165,14 +163,7 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles [
 		o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
 		return o
 	}
-	match := false
-	for _, n := range needles {
-		if bytes.Contains(src, n) {
-			match = true
-			break
-		}
-	}
-	if !match {
+	if !needles.matches(src) {
 		return o
 	}
 	f, err := p.Parse(ctx, path, src)
@@ -188,12 +179,14 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles [
 	return o
 }
 
-// Position returns the 1-based line and code-point column of a byte offset in f.
+// Position returns the 1-based line and code-point column of a byte offset in f. The offset
+// just past a final newline is on the line after it (line N+1, column 1), as editors and
+// ruff's fix ranges count it.
 func (f *File) Position(offset int) (line, col int) {
-	if f.TokenFile != nil {
-		p := f.TokenFile.Position(f.Pos(offset))
-		return p.Line, Column(f.Src, offset)
+	offset = max(0, min(offset, len(f.Src)))
+	if f.lines == nil {
+		f.lines = lineStarts(f.Src)
 	}
-	line = bytes.Count(f.Src[:min(offset, len(f.Src))], []byte("\n")) + 1
-	return line, Column(f.Src, offset)
+	row, _ := position(f.lines, offset)
+	return row + 1, Column(f.Src, offset)
 }

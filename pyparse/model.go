@@ -32,6 +32,7 @@ type File struct {
 	// TokenFile positions this file in an analysis Pass's FileSet (set by the Analyzer).
 	TokenFile *token.File
 
+	lines       []int // byte offset of each line start
 	callByNode  map[*Node]*Call
 	funcByNode  map[*Node]*Function
 	classByNode map[*Node]*Class

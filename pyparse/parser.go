@@ -23,6 +23,11 @@ var (
 	lang     *sitter.Language
 	queries  map[string]*sitter.Query
 	langErr  error
+	// Symbol and field tables, read once: looking a kind or field name up through cgo for
+	// every node is most of the cost of copying a tree.
+	kindNames  []string
+	kindNamed  []bool
+	fieldNames []string
 )
 
 // loadLanguage compiles the grammar handle and the embedded queries once per process. The
@@ -31,6 +36,16 @@ func loadLanguage() error {
 	langOnce.Do(func() {
 		useLibcAllocator()
 		lang = sitter.NewLanguage(python.Language())
+		n := lang.NodeKindCount()
+		kindNames, kindNamed = make([]string, n), make([]bool, n)
+		for id := range n {
+			kindNames[id] = lang.NodeKindForId(uint16(id))
+			kindNamed[id] = lang.NodeKindIsNamed(uint16(id))
+		}
+		fieldNames = make([]string, lang.FieldCount()+1)
+		for id := 1; id < len(fieldNames); id++ {
+			fieldNames[id] = lang.FieldNameForId(uint16(id))
+		}
 		queries = map[string]*sitter.Query{}
 		for _, name := range []string{"calls", "defs", "imports"} {
 			text, err := queryFS.ReadFile("queries/" + name + ".scm")
@@ -110,27 +125,41 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 }
 
 // convert copies the tree-sitter tree into Go Nodes with a cursor walk (iterative, so deep
-// nesting is safe), recording syntax errors on the way.
+// nesting is safe), recording syntax errors on the way. Kind, field and named-ness come from
+// the tables read at start-up and rows/columns from a Go line table, so each node costs
+// only the few cgo calls that read its symbol and byte range.
 func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 	cur := root.Walk()
 	defer cur.Close()
+	lines := lineStarts(f.Src)
+	f.lines = lines
+	checkErrors := root.HasError()
+	var slab []Node
 	mk := func(parent *Node) *Node {
 		tn := cur.Node()
-		sp, ep := tn.StartPosition(), tn.EndPosition()
-		n := &Node{
-			Kind: tn.Kind(), Field: cur.FieldName(), Named: tn.IsNamed(),
-			Start: int(tn.StartByte()), End: int(tn.EndByte()),
-			Row: int(sp.Row), Col: int(sp.Column), EndRow: int(ep.Row), EndCol: int(ep.Column),
-			Parent: parent,
+		if len(slab) == 0 {
+			slab = make([]Node, 256)
 		}
+		n := &slab[0]
+		slab = slab[1:]
+		kind := tn.KindId()
+		n.Kind, n.Named = symbolName(kind), int(kind) < len(kindNamed) && kindNamed[kind]
+		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
+			n.Field = fieldNames[fid]
+		}
+		start, end := tn.ByteRange()
+		n.Start, n.End = int(start), int(end)
+		n.Row, n.Col = position(lines, n.Start)
+		n.EndRow, n.EndCol = position(lines, n.End)
+		n.Parent = parent
 		if parent != nil {
 			n.Index = len(parent.Children)
 			parent.Children = append(parent.Children, n)
 		}
-		if tn.IsError() || tn.IsMissing() {
+		if checkErrors && (n.Kind == "ERROR" || tn.IsMissing()) {
 			msg := "invalid syntax"
-			if tn.IsMissing() {
-				msg = "missing " + tn.Kind()
+			if n.Kind != "ERROR" {
+				msg = "missing " + n.Kind
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: n.Row + 1, Col: Column(f.Src, n.Start), Msg: msg})
 		}
@@ -155,4 +184,37 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			node = node.Parent
 		}
 	}
+}
+
+func symbolName(id uint16) string {
+	if int(id) < len(kindNames) {
+		return kindNames[id]
+	}
+	return lang.NodeKindForId(id)
+}
+
+// lineStarts returns the byte offset at which each line starts (tree-sitter counts rows by
+// '\n' alone, as this does).
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// position converts a byte offset to a 0-based row and byte column.
+func position(starts []int, off int) (row, col int) {
+	lo, hi := 0, len(starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, off - starts[lo]
 }

@@ -58,7 +58,7 @@ type libcuda struct {
 func OpenLibcuda() (Driver, error) {
 	h, err := purego.Dlopen(libcudaName, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		return nil, fmt.Errorf("%s %w (is the NVIDIA driver installed?): %v", libcudaName, ErrNoLibrary, err)
+		return nil, fmt.Errorf("%s %w (is the NVIDIA driver installed?): %w", libcudaName, ErrNoLibrary, err)
 	}
 	l := &libcuda{handle: h}
 	// Versioned names are the ones cuda.h maps the plain names to; the plain symbols keep

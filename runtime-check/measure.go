@@ -123,7 +123,7 @@ func (p *prober) open(index int) (DeviceInfo, DriverInfo, error) {
 	var dr DriverInfo
 	if err := p.drv.Init(); err != nil {
 		if resultCode(err) == ResultNoDevice {
-			return di, dr, fmt.Errorf("%w (%v)", errNoDevice, err)
+			return di, dr, fmt.Errorf("%w (%w)", errNoDevice, err)
 		}
 		return di, dr, err
 	}

@@ -63,7 +63,7 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, Workload{}, err
 		}
-		return o, Workload{}, fmt.Errorf("%w: %v", errUsage, err)
+		return o, Workload{}, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return o, Workload{}, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -89,7 +89,7 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 	}
 	w, err := flagWorkload(source, o.reservedGB, o.segments)
 	if err != nil {
-		return o, w, fmt.Errorf("%w: %v", errUsage, err)
+		return o, w, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return o, w, nil
 }
@@ -133,7 +133,7 @@ func oneLine(s string) string {
 // nothing elsewhere, so logs and pipes stay clean.
 func progressFunc(w io.Writer, off bool) func(string) {
 	f, ok := w.(*os.File)
-	if off || !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if off || !ok || (!isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd())) {
 		return nil
 	}
 	n := 0
@@ -236,12 +236,19 @@ func printTable(out io.Writer, p *CostProfile) {
 	e := p.Estimate
 	fmt.Fprintf(out, "\nworkload (%s): %d of %d cached segments released, %s of %s\n",
 		p.Workload.Source, e.Segments, p.Workload.ReservedSegments, formatBytes(e.Bytes), formatBytes(p.Workload.ReservedBytes))
-	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s sync bubble + %s free + %s refill",
-		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), formatUs(e.FreeUs), formatUs(e.AllocUs))
+	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s sync bubble + %s free",
+		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), formatUs(e.FreeUs))
+	if e.ExposedRefillUs > 0 {
+		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", formatUs(e.ExposedRefillUs))
+	}
 	if e.StepUs > 0 {
 		fmt.Fprintf(out, ", %.0f%% of a %s step", 100*e.Fraction, formatUs(e.StepUs))
 	}
 	fmt.Fprintln(out)
+	if e.ExposedRefillUs == 0 {
+		fmt.Fprintf(out, "          the next step's refill takes %s of CPU time, hidden while the GPU has queued work; up to ~%s if the step is CPU-bound\n",
+			formatUs(e.RefillUs), formatUs(e.HighUs))
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(out, "note: "+n)
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestIsCUDADevice(t *testing.T) {
 	tests := map[string]bool{
-		"cuda": true, "cuda:0": true, "cuda:12": true, " cuda:1 ": true,
+		"cuda": true, "cuda:0": true, "cuda:12": true, "\tcuda:1\n": true,
 		"cpu": false, "meta": false, "cuda:": false, "cuda:x": false, "cudagraph": false, "CUDA": false, "": false,
 	}
 	for in, want := range tests {

@@ -16,7 +16,7 @@ var assignRE = regexp.MustCompile(`os\.environ\["(PYTORCH_(?:CUDA_|HIP_)?ALLOC_C
 // literal assignment none (the program-level CL012 aside, which needs the analyzer).
 func TestFixturesAgreeWithParse(t *testing.T) {
 	for _, name := range []string{"cl011_invalid.py", "cl012_settings.py"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "fixtures", name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "src", "allocconf", name))
 		if err != nil {
 			t.Fatalf("read fixture: %v", err)
 		}

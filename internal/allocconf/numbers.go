@@ -1,6 +1,7 @@
 package allocconf
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
@@ -77,7 +78,7 @@ func parseCDouble(s string) cDouble {
 	v, err := strconv.ParseFloat(m, 64)
 	if err != nil {
 		// ParseFloat reports range errors with ±Inf or 0, which is what strtod gives too.
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+		if !errors.Is(err, strconv.ErrRange) {
 			return cDouble{}
 		}
 	}

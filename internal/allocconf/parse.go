@@ -263,7 +263,7 @@ func check(value string, hole []bool, prof Profile) (*Config, []Problem) {
 		colon := toks[i+1]
 		var val []token // a single word, or the tokens between '[' and ']'
 		isList := false
-		valStart, valEnd := colon.end, colon.end
+		var valStart, valEnd int
 		j := i + 2
 		switch {
 		case j < len(toks) && toks[j].kind == tokWord:

@@ -33,11 +33,6 @@ var Profiles = []Profile{
 
 func (p Profile) String() string { return versionRange(p.Lo, p.Hi) }
 
-// contains reports whether release 2.minor is in the profile.
-func (p Profile) contains(minor int) bool {
-	return minor >= p.Lo && (p.Hi < 0 || minor <= p.Hi)
-}
-
 // versionRange writes a range the way messages and Problem.Versions show it.
 func versionRange(lo, hi int) string {
 	first := Profiles[0].Lo

@@ -14,19 +14,18 @@ import (
 
 // CallRecord is one line of `cachelint calls --format json`: SPEC §6, a stable interface.
 type CallRecord struct {
-	File      string    `json:"file"`
-	Line      int       `json:"line"`
-	Column    int       `json:"column"`
-	Callee    string    `json:"callee"`
-	Via       []string  `json:"via"`
-	Role      string    `json:"role"`
-	Frequency string    `json:"frequency"`
-	Period    *int      `json:"period"`
-	Pattern   string    `json:"pattern"`
-	Rule      *string   `json:"rule"`
-	Loop      *LoopRef  `json:"loop"`
-	Reason    string    `json:"reason"`
-	Related   []Related `json:"related"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Column    int      `json:"column"`
+	Callee    string   `json:"callee"`
+	Via       []string `json:"via"`
+	Role      string   `json:"role"`
+	Frequency string   `json:"frequency"`
+	Period    *int     `json:"period"`
+	Pattern   string   `json:"pattern"`
+	Rule      *string  `json:"rule"`
+	Loop      *LoopRef `json:"loop"`
+	Reason    string   `json:"reason"`
 	// Cell and CellLine locate a notebook call for the text table.
 	Cell, CellLine int `json:"-"`
 }
@@ -35,13 +34,6 @@ type CallRecord struct {
 type LoopRef struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
-}
-
-// Related is a location along a helper chain.
-type Related struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Message string `json:"message"`
 }
 
 func runCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -91,9 +83,8 @@ func (pr *project) callRecords() []CallRecord {
 		}
 		line, col := r.File.Position(r.Call.Node.Start)
 		rec := CallRecord{
-			File: r.File.Path, Line: line, Column: col, Callee: r.Callee, Via: []string{},
+			File: r.File.Path, Line: line, Column: col, Callee: r.Target.Spelling, Via: []string{},
 			Role: r.Role, Frequency: string(r.Frequency), Pattern: string(r.Pattern), Reason: r.Reason,
-			Related: []Related{},
 		}
 		if r.Period > 0 {
 			p := r.Period
@@ -108,11 +99,6 @@ func (pr *project) callRecords() []CallRecord {
 		}
 		for _, e := range r.Via {
 			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, e.CalleeFile.Path)+e.Callee.QualName)
-			rec.Related = append(rec.Related, Related{File: e.CalleeFile.Path, Line: e.Callee.Node.Line(), Message: e.Callee.Name + "() is defined here"})
-		}
-		if len(r.Via) > 0 {
-			t := r.Target
-			rec.Related = append(rec.Related, Related{File: t.File.Path, Line: t.Call.Node.Line(), Message: t.Spelling + "() empties the cache here"})
 		}
 		if info := pr.nb[r.File.Path]; info != nil {
 			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
@@ -169,8 +155,7 @@ func writeCallsTable(w io.Writer, recs []CallRecord) error {
 		}
 		callee := r.Callee
 		if len(r.Via) > 0 {
-			callee += " -> " + strings.Join(r.Via[1:], " -> ")
-			callee = strings.TrimSuffix(callee, " -> ")
+			callee = strings.Join(r.Via, " -> ") + " -> " + r.Callee
 		}
 		where := fmt.Sprintf("%s:%d:%d", r.File, r.Line, r.Column)
 		if r.Cell > 0 {

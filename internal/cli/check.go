@@ -98,7 +98,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rep := pr.findings(enabled, cf.showParseErrors || (pr.cfg != nil && pr.cfg.ShowParseErrors != nil && *pr.cfg.ShowParseErrors))
+	if cf.showParseErrors || (pr.cfg != nil && pr.cfg.ShowParseErrors != nil && *pr.cfg.ShowParseErrors) {
+		enabled["CL900"] = true
+	}
+	rep := pr.findings(enabled)
 	rootRel := displayPath(pr.cwd, pr.root)
 	if cf.writeBaseline != "" {
 		return pr.writeBaseline(cf.writeBaseline, rep, rootRel, stderr)
@@ -110,12 +113,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return pr.addNoqa(rep, stderr)
 	}
 	if cf.fix || cf.diff {
-		remaining, err := pr.applyFixes(rep, cf.diff, cf.unsafeFixes, stdout, stderr)
+		remaining, changed, err := pr.applyFixes(rep, cf.diff, cf.unsafeFixes, stdout, stderr)
 		if err != nil {
 			return err
 		}
 		if cf.diff {
-			if remaining > 0 && !cf.exitZero {
+			// Like ruff: a diff means the files are not clean yet.
+			if (remaining > 0 || changed) && !cf.exitZero {
 				return findingsExit
 			}
 			return nil
@@ -125,7 +129,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		rep = pr.findings(enabled, cf.showParseErrors)
+		rep = pr.findings(enabled)
 		if base != nil {
 			rep.Findings = base.Filter(rep.Findings, rootRel)
 		}
@@ -263,7 +267,7 @@ func enabledRules(cf *checkFlags, pr *project) (map[string]bool, error) {
 
 // findings converts the driver's diagnostics in report scope into sorted findings, dropping
 // disabled rules, per-file ignores and suppressed lines.
-func (pr *project) findings(enabled map[string]bool, parseErrors bool) *report.Report {
+func (pr *project) findings(enabled map[string]bool) *report.Report {
 	rep := &report.Report{Source: pr.source}
 	rep.FilesChecked = len(pr.report)
 	directives := map[string]*suppress.Directives{}
@@ -297,7 +301,7 @@ func (pr *project) findings(enabled map[string]bool, parseErrors bool) *report.R
 		}
 		rep.Findings = append(rep.Findings, *f)
 	}
-	if parseErrors {
+	if enabled["CL900"] {
 		for _, pf := range pr.parseErrorFindings() {
 			if !suppressed(pf.File, "CL900", programLine(&pf)) {
 				rep.Findings = append(rep.Findings, pf)

@@ -114,6 +114,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if u, ok := usagePrinters[fs]; ok {
+					u()
+				}
 				return nil, err
 			}
 			return nil, usageErr("%s", err)
@@ -137,7 +140,9 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
+	// flag calls Usage on every parse error; print it only when -h was asked for.
+	fs.Usage = func() {}
+	usagePrinters[fs] = func() {
 		fmt.Fprintf(stdout, "Usage: cachelint %s\n\nFlags:\n", synopsis)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
@@ -145,6 +150,9 @@ func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	}
 	return fs
 }
+
+// usagePrinters holds each flag set's -h text; one process parses one command line.
+var usagePrinters = map[*flag.FlagSet]func(){}
 
 // listFlag collects comma-separated values from repeated flags.
 type listFlag struct {

@@ -64,8 +64,8 @@ func (pr *project) addNoqa(rep *report.Report, stderr io.Writer) error {
 }
 
 // applyFixes applies (or, with diff, prints) the fixes of the findings. It returns how many
-// findings no fix removed.
-func (pr *project) applyFixes(rep *report.Report, diff, unsafe bool, stdout, stderr io.Writer) (int, error) {
+// findings no fix removed, and whether any file changed (or would).
+func (pr *project) applyFixes(rep *report.Report, diff, unsafe bool, stdout, stderr io.Writer) (int, bool, error) {
 	byFile := map[string][]*report.Fix{}
 	remaining := 0
 	for i := range rep.Findings {
@@ -78,7 +78,7 @@ func (pr *project) applyFixes(rep *report.Report, diff, unsafe bool, stdout, std
 	}
 	parser, err := pyparse.NewParser()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer parser.Close()
 	fixedFiles, fixed := 0, 0
@@ -100,11 +100,13 @@ func (pr *project) applyFixes(rep *report.Report, diff, unsafe bool, stdout, std
 		if diff {
 			d, err := fix.Diff(file, src, out)
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
-			io.WriteString(stdout, d)
+			if _, err := io.WriteString(stdout, d); err != nil {
+				return 0, false, err
+			}
 		} else if err := fix.WriteAtomic(file, out); err != nil {
-			return 0, &exitError{code: exitUsage, err: err}
+			return 0, false, &exitError{code: exitUsage, err: err}
 		}
 		fixedFiles++
 		fixed += n
@@ -114,7 +116,7 @@ func (pr *project) applyFixes(rep *report.Report, diff, unsafe bool, stdout, std
 		verb = "would fix"
 	}
 	fmt.Fprintf(stderr, "cachelint: %s %d finding(s) in %d file(s), %d remaining\n", verb, fixed, fixedFiles, remaining)
-	return remaining, nil
+	return remaining, fixedFiles > 0, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

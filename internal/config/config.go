@@ -377,7 +377,7 @@ func (c *Config) validate(pos *positions) error {
 	names("extra-helpers", c.ExtraHelpers, "a dotted Python name (like mylib.memory.free_gpu)")
 
 	// Report in file order, as a reader goes through the file.
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].(*Error).Line < errs[j].(*Error).Line })
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].(*Error).Line < errs[j].(*Error).Line }) //nolint:errorlint // errs holds only *Error values built above
 	return errors.Join(errs...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -57,7 +58,7 @@ func Apply(src []byte, fixes []*report.Fix) ([]byte, int) {
 // Diff renders a unified diff of one file's change, labelled like ruff's --diff.
 func Diff(path string, before, after []byte) (string, error) {
 	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(before)), B: difflib.SplitLines(string(after)),
+		A: splitLines(before), B: splitLines(after),
 		FromFile: path, ToFile: path, Context: 3,
 	})
 }
@@ -100,4 +101,19 @@ func WriteAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// splitLines splits after each newline without inventing an empty last line (difflib's
+// SplitLines does, which shows as a phantom context line in every hunk at the end of a file).
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] += "\n\\ No newline at end of file\n"
+	}
+	return lines
 }

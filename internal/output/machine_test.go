@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"io"
 	"reflect"
 	"strings"
@@ -205,7 +206,7 @@ func TestJUnitIsWellFormedAndGroupedByFile(t *testing.T) {
 
 	dec := xml.NewDecoder(bytes.NewReader(out))
 	for {
-		if _, err := dec.Token(); err == io.EOF {
+		if _, err := dec.Token(); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatalf("junit output is not well-formed XML: %v\n%s", err, out)

@@ -223,7 +223,7 @@ func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
 		name := e.Name()
 		childAbs := filepath.Join(abs, name)
 		childDisplay := filepath.Join(display, name)
-		childComps := append(comps[:len(comps):len(comps)], name)
+		childComps := append(comps[:len(comps):len(comps)], name) //nolint:gocritic // a fresh copy per child, on purpose
 		t := e.Type()
 		switch {
 		case t&fs.ModeSymlink != 0:

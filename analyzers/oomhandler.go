@@ -1,0 +1,475 @@
+package analyzers
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// OOMHandler reports out-of-memory handlers that clear the cache badly: CL005 when the
+// handler re-runs the failed work before leaving the `except` block (the traceback still
+// pins the failed attempt's tensors), CL006 when a RuntimeError/Exception/bare handler
+// clears the cache without checking that the error is an OOM.
+var OOMHandler = &analysis.Analyzer{
+	Name:       "oomhandler",
+	Doc:        "reports OOM handlers that retry inside the except block (CL005) or catch more than OOM (CL006)",
+	URL:        "https://github.com/cachelint/cachelint/blob/main/rules/CL005.md",
+	Requires:   []*analysis.Analyzer{CacheCalls},
+	Run:        runOOMHandler,
+	ResultType: reflect.TypeFor[*Notes](),
+}
+
+const (
+	helpRetryInside = "set a flag in the handler (`oom = True`), leave the `except` block, then call torch.cuda.empty_cache() and retry after the `try` statement, as the PyTorch FAQ shows"
+	helpTooBroad    = "catch `torch.cuda.OutOfMemoryError` (PyTorch >= 1.13), or test `isinstance(e, torch.cuda.OutOfMemoryError)` and re-raise every other error"
+)
+
+var (
+	// reOOMCheck matches a condition that tells an OOM from other errors: the message
+	// test fairseq uses, an is_oom-style predicate, or an OOM flag.
+	reOOMCheck = regexp.MustCompile(`(?i)out of memory|outofmemory|out_of_memory|\boom\b|is_oom|oom_error|_oom\b`)
+	// notWork are calls that a handler makes around the retry without re-running the failed
+	// work: logging, cleanup and builtins, matched on the callee's last part.
+	notWork = map[string]bool{
+		"print": true, "len": true, "str": true, "repr": true, "isinstance": true, "type": true,
+		"int": true, "float": true, "min": true, "max": true, "range": true, "enumerate": true,
+		"zero_grad": true, "collect": true, "synchronize": true, "warn": true, "warning": true,
+		"info": true, "debug": true, "error": true, "exception": true, "critical": true,
+		"log": true, "format": true, "append": true, "items": true, "keys": true, "values": true,
+		"get": true, "set_postfix": true, "sleep": true, "reset_peak_memory_stats": true,
+	}
+	notWorkPrefixes = []string{"torch.cuda.", "gc.", "logging.", "logger.", "log.", "warnings.", "time.", "os.", "sys.", "traceback."}
+)
+
+func runOOMHandler(pass *analysis.Pass) (any, error) {
+	g := pass.ResultOf[CacheCalls].(*CallGraph)
+	clears := clearingCalls(g)
+	notes := &Notes{}
+	for _, f := range g.Project.res.Files {
+		f.Root.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "except_clause" || n.Kind == "except_group_clause" {
+				checkHandler(pass, notes, g, f, n, clears)
+			}
+			return true
+		})
+	}
+	return notes, nil
+}
+
+// clearingCalls maps every call node that empties the cache, directly or through a
+// project helper, to how it does so.
+func clearingCalls(g *CallGraph) map[*pyparse.Node]string {
+	out := map[*pyparse.Node]string{}
+	for _, t := range g.Targets {
+		out[t.Call.Node] = t.Spelling + "()"
+	}
+	for fn, edges := range g.Callers {
+		for _, e := range edges {
+			if _, ok := out[e.Call.Node]; !ok {
+				out[e.Call.Node] = fn.Name + "()"
+			}
+		}
+	}
+	return out
+}
+
+// exceptKind is what an except clause catches, as far as OOM is concerned.
+type exceptKind struct {
+	text  string          // the type as written ("RuntimeError", "" for bare)
+	value *pyparse.Node   // the type expression (nil for bare)
+	elems []*pyparse.Node // the types, one per tuple element
+	name  string          // the `as` name, "" when none
+	oom   bool            // some element is an OutOfMemoryError
+	broad *pyparse.Node   // the first element that catches every RuntimeError (nil: none)
+	bare  bool
+}
+
+func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
+	k := exceptKind{}
+	v := clause.ChildByField("value")
+	if v == nil {
+		for _, c := range clause.NamedChildren() {
+			if c.Kind != "block" && c.Kind != "comment" {
+				v = c
+				break
+			}
+		}
+	}
+	if v == nil {
+		k.bare = true
+		return k
+	}
+	if v.Kind == "as_pattern" {
+		if a := v.ChildByField("alias"); a != nil {
+			k.name = strings.TrimSpace(a.Text(f.Src))
+		}
+		if inner := v.NamedChildren(); len(inner) > 0 {
+			v = inner[0]
+		}
+	}
+	k.value, k.text = v, v.Text(f.Src)
+	k.elems = []*pyparse.Node{v}
+	if v.Kind == "tuple" || v.Kind == "parenthesized_expression" {
+		k.elems = nil
+		for _, c := range v.NamedChildren() {
+			if c.Kind != "comment" {
+				k.elems = append(k.elems, c)
+			}
+		}
+	}
+	for _, e := range k.elems {
+		q := f.Qualify(pyparse.DottedName(e, f.Src))
+		switch {
+		case strings.HasSuffix(q, "OutOfMemoryError"):
+			k.oom = true
+		case isBroadException(q) && k.broad == nil:
+			k.broad = e
+		}
+	}
+	return k
+}
+
+func isBroadException(q string) bool {
+	switch strings.TrimPrefix(q, "builtins.") {
+	case "RuntimeError", "Exception", "BaseException":
+		return true
+	}
+	return false
+}
+
+// walkOwn visits the nodes of a block that run as part of it: nested definitions and
+// lambdas are skipped, since their bodies run later, if at all.
+func walkOwn(n *pyparse.Node, fn func(*pyparse.Node)) {
+	n.Walk(func(m *pyparse.Node) bool {
+		if m != n && (m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda") {
+			return false
+		}
+		fn(m)
+		return true
+	})
+}
+
+func checkHandler(pass *analysis.Pass, notes *Notes, g *CallGraph, f *pyparse.File, clause *pyparse.Node, clears map[*pyparse.Node]string) {
+	k := exceptKindOf(f, clause)
+	if !k.bare && !k.oom && k.broad == nil {
+		return // cannot catch an OOM
+	}
+	body := clause.ChildByField("body")
+	if body == nil {
+		for _, c := range clause.NamedChildren() {
+			if c.Kind == "block" {
+				body = c
+			}
+		}
+	}
+	try := clause.Parent
+	if body == nil || try == nil || try.Kind != "try_statement" {
+		return
+	}
+	var clear *pyparse.Node
+	walkOwn(body, func(m *pyparse.Node) {
+		if _, ok := clears[m]; ok && m.Kind == "call" && clear == nil {
+			clear = m
+		}
+	})
+	if clear == nil {
+		return // not a cache-clearing handler: not ours to judge
+	}
+	retry, failed := findRetry(g, f, try, body, clear, clears)
+	fnName := functionName(f.EnclosingFunction(clause))
+	if retry != nil {
+		reportRetry(pass, notes, f, clause, clear, clears[clear], retry, failed, fnName)
+	}
+	if (k.bare || k.broad != nil) && !checksOOM(f, body, k) {
+		reportTooBroad(pass, notes, f, clause, k, clear, clears[clear], retry != nil, fnName)
+	}
+}
+
+// findRetry returns the call in the handler that re-runs the failed work after the cache
+// is cleared: a call of a function the try body called, or of the enclosing function
+// itself (a recursive retry). failed is the try body's call it repeats (nil for recursion).
+func findRetry(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node, clears map[*pyparse.Node]string) (retry, failed *pyparse.Node) {
+	tryBody := try.ChildByField("body")
+	if tryBody == nil {
+		return nil, nil
+	}
+	work := map[string]*pyparse.Node{}
+	walkOwn(tryBody, func(m *pyparse.Node) {
+		if m.Kind != "call" {
+			return
+		}
+		if _, ok := clears[m]; ok {
+			return
+		}
+		c := f.CallOf(m)
+		if c == nil {
+			return
+		}
+		if q := g.Project.qualifiedCallee(f, c); q != "" && isWork(q) {
+			if _, seen := work[q]; !seen {
+				work[q] = m
+			}
+		}
+	})
+	self := f.EnclosingFunction(try)
+	walkOwn(handler, func(m *pyparse.Node) {
+		if retry != nil || m.Kind != "call" {
+			return
+		}
+		if _, ok := clears[m]; ok || !afterClear(m, clear, handler) {
+			return
+		}
+		c := f.CallOf(m)
+		if c == nil {
+			return
+		}
+		if q := g.Project.qualifiedCallee(f, c); q != "" {
+			if w, ok := work[q]; ok {
+				retry, failed = m, w
+				return
+			}
+		}
+		if self != nil && callsItself(g, f, c, self) {
+			retry = m
+		}
+	})
+	return retry, failed
+}
+
+func isWork(q string) bool {
+	if notWork[q[strings.LastIndex(q, ".")+1:]] {
+		return false
+	}
+	for _, p := range notWorkPrefixes {
+		if strings.HasPrefix(q, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// afterClear reports whether the call runs after the cache clear: later in the handler,
+// or in the same loop inside the handler (the next iteration follows the clear).
+func afterClear(call, clear, handler *pyparse.Node) bool {
+	if call.Start >= clear.End {
+		return true
+	}
+	for m := clear.Parent; m != nil && m != handler; m = m.Parent {
+		if (m.Kind == "for_statement" || m.Kind == "while_statement") && m.Contains(call) {
+			return true
+		}
+	}
+	return false
+}
+
+func callsItself(g *CallGraph, f *pyparse.File, c *pyparse.Call, self *pyparse.Function) bool {
+	if r := g.Project.resolve(f, c); r != nil {
+		return r.fn == self
+	}
+	switch c.Callee {
+	case self.Name:
+		return self.Class == nil
+	case "self." + self.Name, "cls." + self.Name:
+		return self.Class != nil
+	}
+	return false
+}
+
+// checksOOM reports whether a broad handler tells OOM apart from other errors, or lets
+// everything propagate anyway: an OOM test in a condition, a re-raise that depends on the
+// exception, or an unconditional raise at the handler's top level.
+func checksOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
+	for _, stmt := range body.NamedChildren() {
+		if stmt.Kind == "raise_statement" {
+			return true
+		}
+	}
+	var reName *regexp.Regexp
+	if k.name != "" {
+		reName = regexp.MustCompile(`\b` + regexp.QuoteMeta(k.name) + `\b`)
+	}
+	found := false
+	walkOwn(body, func(m *pyparse.Node) {
+		if found {
+			return
+		}
+		var cond *pyparse.Node
+		switch m.Kind {
+		case "if_statement", "elif_clause", "while_statement":
+			cond = m.ChildByField("condition")
+		case "conditional_expression", "assert_statement":
+			cond = m
+		case "call":
+			if pyparse.DottedName(m.ChildByField("function"), f.Src) == "isinstance" && strings.Contains(m.Text(f.Src), "OutOfMemoryError") {
+				found = true
+			}
+			return
+		default:
+			return
+		}
+		if cond == nil {
+			return
+		}
+		t := cond.Text(f.Src)
+		if reOOMCheck.MatchString(t) || strings.Contains(t, "OutOfMemoryError") {
+			found = true
+			return
+		}
+		// `if not <test of e>: raise` discriminates errors even with another wording.
+		if reName != nil && reName.MatchString(t) && m.Kind != "conditional_expression" && m.Kind != "assert_statement" {
+			if m.Find(func(n *pyparse.Node) bool { return n.Kind == "raise_statement" }) != nil {
+				found = true
+			}
+		}
+	})
+	return found
+}
+
+func snippet(f *pyparse.File, n *pyparse.Node) string {
+	return strings.Join(strings.Fields(n.Text(f.Src)), " ")
+}
+
+func shortText(f *pyparse.File, n *pyparse.Node) string {
+	s := snippet(f, n)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func calleeText(f *pyparse.File, call *pyparse.Node) string {
+	if d := pyparse.DottedName(call.ChildByField("function"), f.Src); d != "" {
+		return d + "()"
+	}
+	return shortText(f, call)
+}
+
+func reportRetry(pass *analysis.Pass, notes *Notes, f *pyparse.File, clause, clear *pyparse.Node, how string, retry, failed *pyparse.Node, fnName string) {
+	stmt := retry.Statement()
+	what := fmt.Sprintf("re-runs `%s`, the work that failed,", calleeText(f, retry))
+	if failed == nil {
+		what = fmt.Sprintf("retries by calling `%s` again", calleeText(f, retry))
+	}
+	msg := fmt.Sprintf("%s inside the except block (handler at line %d): until the handler ends, the exception's traceback keeps the failed attempt's tensors alive, so %s frees little and the retry can run out of memory again", what, clause.Line(), how)
+	d := analysis.Diagnostic{
+		Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), Category: "CL005", Message: msg,
+		URL: "https://github.com/cachelint/cachelint/blob/main/rules/CL005.md",
+		Related: []analysis.RelatedInformation{{
+			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " clears the cache here, while the exception is still alive",
+		}},
+	}
+	if failed != nil {
+		d.Related = append(d.Related, analysis.RelatedInformation{
+			Pos: f.Pos(failed.Start), End: f.Pos(failed.End), Message: "the attempt that failed",
+		})
+	}
+	notes.report(pass, d, Note{
+		Label: "retried while the failed attempt's memory is still held", Help: helpRetryInside,
+		Function: fnName, Snippet: snippet(f, stmt),
+	})
+}
+
+func reportTooBroad(pass *analysis.Pass, notes *Notes, f *pyparse.File, clause *pyparse.Node, k exceptKind, clear *pyparse.Node, how string, retries bool, fnName string) {
+	caught, every := "bare `except:`", "every exception"
+	if !k.bare {
+		caught = "`except " + k.text + "`"
+		every = "every " + f.Qualify(pyparse.DottedName(k.broad, f.Src))
+	}
+	then, hides := "carries on", "which swallows the real error"
+	if retries {
+		then, hides = "retries", "which hides the real error behind a retry"
+	}
+	msg := fmt.Sprintf("%s catches more than OOM: it calls %s and %s for %s (shape errors, device-side asserts, NCCL failures), %s", caught, how, then, every, hides)
+	header := clause
+	end := clause.Start
+	for _, c := range clause.Children {
+		if c.Kind == ":" {
+			end = c.End
+			break
+		}
+	}
+	if end == clause.Start {
+		end = header.End
+	}
+	d := analysis.Diagnostic{
+		Pos: f.Pos(clause.Start), End: f.Pos(end), Category: "CL006", Message: msg,
+		URL: "https://github.com/cachelint/cachelint/blob/main/rules/CL006.md",
+		Related: []analysis.RelatedInformation{{
+			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " runs here for every caught error",
+		}},
+	}
+	if fix, ok := narrowExceptFix(f, clause, k); ok {
+		d.SuggestedFixes = []analysis.SuggestedFix{fix}
+	}
+	label := "catches every error, not only OOM"
+	if !k.bare {
+		label = "catches every " + pyparse.DottedName(k.broad, f.Src) + ", not only OOM"
+	}
+	notes.report(pass, d, Note{Label: label, Help: helpTooBroad, Function: fnName, Snippet: snippet(f, header)})
+}
+
+// narrowExceptFix replaces the broad type with torch.cuda.OutOfMemoryError, spelt through
+// the file's own torch import. A tuple that already names an OOM type, or holds several
+// broad types, gets no fix: what to keep is the author's call.
+func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (analysis.SuggestedFix, bool) {
+	name := oomTypeSpelling(f)
+	if name == "" || k.oom {
+		return analysis.SuggestedFix{}, false
+	}
+	fix := analysis.SuggestedFix{Message: "catch " + name + " instead"}
+	if k.bare {
+		for _, c := range clause.Children {
+			if c.Kind == "except" {
+				fix.TextEdits = []analysis.TextEdit{{Pos: f.Pos(c.End), End: f.Pos(c.End), NewText: []byte(" " + name)}}
+				return fix, true
+			}
+		}
+		return analysis.SuggestedFix{}, false
+	}
+	broad := 0
+	for _, e := range k.elems {
+		if isBroadException(f.Qualify(pyparse.DottedName(e, f.Src))) {
+			broad++
+		}
+	}
+	if broad != 1 {
+		return analysis.SuggestedFix{}, false
+	}
+	fix.TextEdits = []analysis.TextEdit{{Pos: f.Pos(k.broad.Start), End: f.Pos(k.broad.End), NewText: []byte(name)}}
+	return fix, true
+}
+
+// oomTypeSpelling names torch.cuda.OutOfMemoryError the way the file can reach it: an
+// imported OutOfMemoryError, an imported torch.cuda, or torch under its alias. "" when the
+// file does not import torch. Module-level imports are preferred over function-local ones.
+func oomTypeSpelling(f *pyparse.File) string {
+	for _, moduleLevel := range []bool{true, false} {
+		best, rank := "", 0
+		for _, imp := range f.Imports {
+			if moduleLevel && !atModuleLevel(imp.Node) {
+				continue
+			}
+			switch {
+			case (imp.Qualified == "torch.cuda.OutOfMemoryError" || imp.Qualified == "torch.OutOfMemoryError") && rank < 3:
+				best, rank = imp.Local, 3
+			case imp.Qualified == "torch.cuda" && rank < 2:
+				best, rank = imp.Local+".OutOfMemoryError", 2
+			case imp.Qualified == "torch" && rank < 1:
+				best, rank = imp.Local+".cuda.OutOfMemoryError", 1
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return ""
+}
+
+func atModuleLevel(n *pyparse.Node) bool {
+	return n != nil && n.Parent != nil && n.Parent.Kind == "module"
+}

@@ -1,0 +1,238 @@
+"""Measure what torch.cuda.empty_cache() after every batch costs, per step, on this GPU.
+
+Two workloads: (a) ResNet-50, batch 128, synthetic images, fp32; (b) a variable-length
+transformer encoder trained with bf16 autocast. For each it times steps without the call and
+with it after every optimizer step, alternating the two twice, and then times the parts of
+one call: the release itself, and the refill inside the next step. It also dumps
+torch.cuda.memory_stats() where the call would run, for `cachelint probe --torch-stats`.
+
+ResNet-50 is written here in plain torch.nn so the script needs nothing beyond torch.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, cin, width, stride):
+        super().__init__()
+        cout = width * self.expansion
+        self.conv1 = nn.Conv2d(cin, width, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, stride=stride, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.conv3 = nn.Conv2d(width, cout, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        idt = x if self.down is None else self.down(x)
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = F.relu(self.bn2(self.conv2(y)))
+        y = self.bn3(self.conv3(y))
+        return F.relu(y + idt)
+
+
+class ResNet50(nn.Module):
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(
+            nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+            nn.MaxPool2d(3, stride=2, padding=1))
+        layers, cin = [], 64
+        for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+            for i in range(blocks):
+                layers.append(Bottleneck(cin, width, stride if i == 0 else 1))
+                cin = width * 4
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(cin, num_classes)
+
+    def forward(self, x):
+        x = self.layers(self.stem(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def resnet_workload():
+    torch.backends.cudnn.benchmark = True
+    model = ResNet50().cuda()
+    assert sum(p.numel() for p in model.parameters()) == 25_557_032, "not ResNet-50"
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(128, 3, 224, 224, device="cuda", generator=g)
+    y = torch.randint(0, 1000, (128,), device="cuda", generator=g)
+
+    def step(i):
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step, None
+
+
+def transformer_workload():
+    vocab, d, heads, layers, batch = 32000, 1024, 16, 8, 16
+    layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, batch_first=True, norm_first=True)
+    model = nn.ModuleDict({
+        "emb": nn.Embedding(vocab, d),
+        "enc": nn.TransformerEncoder(layer, layers, enable_nested_tensor=False),
+        "head": nn.Linear(d, vocab),
+    }).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    # Lengths vary step to step, the same sequence for every phase.
+    rng = torch.Generator().manual_seed(1)
+    lengths = (torch.randint(2, 17, (4096,), generator=rng) * 64).tolist()  # 128..1024 tokens
+    g = torch.Generator(device="cuda").manual_seed(2)
+
+    def step(i):
+        n = lengths[i % len(lengths)]
+        tok = torch.randint(0, vocab, (batch, n + 1), device="cuda", generator=g)
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            h = model["enc"](model["emb"](tok[:, :-1]))
+            logits = model["head"](h)
+        loss = F.cross_entropy(logits.float().view(-1, vocab), tok[:, 1:].reshape(-1))
+        loss.backward()
+        opt.step()
+
+    return step, lengths
+
+
+def counters():
+    s = torch.cuda.memory_stats()
+    return s.get("num_device_alloc", 0), s.get("num_device_free", 0)
+
+
+def timed_phase(step, start, n, clear):
+    """Mean step time over n steps, synchronising only at the ends, as a training loop does."""
+    torch.cuda.synchronize()
+    a0, f0 = counters()
+    t0 = time.perf_counter()
+    for i in range(start, start + n):
+        step(i)
+        if clear:
+            torch.cuda.empty_cache()
+    torch.cuda.synchronize()
+    t = (time.perf_counter() - t0) / n
+    a1, f1 = counters()
+    return t * 1e3, (a1 - a0) / n, (f1 - f0) / n
+
+
+def parts(step, start, n):
+    """Split one call into its release and the refill of the next step, for each batch in the
+    regime the per-step call creates (the cache holds what one step allocated)."""
+    free_ms, refill_ms, base_ms, segs, seg_bytes = [], [], [], [], []
+    for i in range(start, start + n):
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        t0 = time.perf_counter()
+        step(i)  # on an emptied cache: every segment comes from cudaMalloc
+        torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        step(i)  # the same batch on the cache the first run left
+        torch.cuda.synchronize()
+        t2 = time.perf_counter()
+        refill_ms.append((t1 - t0) * 1e3)
+        base_ms.append((t2 - t1) * 1e3)
+        snap = torch.cuda.memory_snapshot()
+        rel = [s["total_size"] for s in snap if s["allocated_size"] == 0 and s["active_size"] == 0]
+        segs.append(len(rel))
+        seg_bytes.append(sum(rel))
+        t0 = time.perf_counter()
+        torch.cuda.empty_cache()
+        t1 = time.perf_counter()
+        free_ms.append((t1 - t0) * 1e3)
+    med = statistics.median
+    return {
+        "release_ms": med(free_ms),
+        "synced_step_ms": med(base_ms),
+        "synced_step_after_clear_ms": med(refill_ms),
+        "refill_ms": med(r - b for r, b in zip(refill_ms, base_ms)),
+        "released_segments": med(segs),
+        "released_bytes": med(seg_bytes),
+    }
+
+
+def run(name, make, out, warm, n):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    step, lengths = make()
+    for i in range(warm):
+        step(i)
+    torch.cuda.synchronize()
+    # Every timed phase runs the same batches (indices base..base+n-1), so variable-length
+    # workloads compare like with like.
+    base = 1000
+    # The stats without the call: taken where it would run, with the cache fully grown.
+    with open(os.path.join(out, f"{name}-stats-noclear.json"), "w") as f:
+        json.dump(torch.cuda.memory_stats(), f)
+    # A representative step for the stats with the call: the median-length batch.
+    rep = base
+    if lengths is not None:
+        idx = sorted(range(base, base + n), key=lambda j: lengths[j % len(lengths)])
+        rep = idx[len(idx) // 2]
+    res = {"workload": name, "steps_per_phase": n, "phases": []}
+    for clear in (False, True) * 4:
+        if clear:  # settle into the emptied-cache regime before timing it
+            for j in range(base - 3, base):
+                step(j)
+                torch.cuda.empty_cache()
+            if len(res["phases"]) == 1:
+                # The stats with the call: taken just before it, as docs/probe.md says.
+                step(rep)
+                with open(os.path.join(out, f"{name}-stats.json"), "w") as f:
+                    json.dump(torch.cuda.memory_stats(), f)
+                torch.cuda.empty_cache()
+        ms, allocs, frees = timed_phase(step, base, n, clear)
+        res["phases"].append({"empty_cache_every_step": clear, "step_ms": ms,
+                              "cudaMalloc_per_step": allocs, "cudaFree_per_step": frees})
+    never = statistics.median(p["step_ms"] for p in res["phases"] if not p["empty_cache_every_step"])
+    every = statistics.median(p["step_ms"] for p in res["phases"] if p["empty_cache_every_step"])
+    # Each "every" phase against the mean of the phases either side of it, so slow drift
+    # (clocks, temperature) cancels.
+    ph = res["phases"]
+    pairs = [ph[k]["step_ms"] - (ph[k - 1]["step_ms"] + ph[k + 1]["step_ms"]) / 2 if k + 1 < len(ph)
+             else ph[k]["step_ms"] - ph[k - 1]["step_ms"] for k in range(1, len(ph), 2)]
+    res["per_call_ms_by_pair"] = pairs
+    res.update(step_ms_never=never, step_ms_every=every, per_call_ms=statistics.median(pairs),
+               slowdown=(every - never) / every,
+               cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in res["phases"] if p["empty_cache_every_step"]))
+    res["parts"] = parts(step, base, 10)
+    res["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+    print(f"{name}: step {never:.2f} ms -> {every:.2f} ms with empty_cache every step: "
+          f"{res['per_call_ms']:.2f} ms per call (pairs {[round(x, 2) for x in pairs]}), {res['cudaMalloc_per_step']:.1f} cudaMalloc per step; "
+          f"phases {[round(p['step_ms'], 2) for p in res['phases']]}; parts {res['parts']}", flush=True)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--warm", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=30)
+    a = ap.parse_args()
+    drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    meta = {"device": torch.cuda.get_device_name(0), "driver": drv, "torch": torch.__version__,
+            "cuda": torch.version.cuda, "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}
+    print(meta, flush=True)
+    results = [run("resnet50", resnet_workload, a.out, a.warm, a.steps),
+               run("transformer", transformer_workload, a.out, a.warm, a.steps)]
+    with open(os.path.join(a.out, "bench.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

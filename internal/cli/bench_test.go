@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkCheckCorpus runs a whole check over a corpus: $CACHELINT_BENCH_CORPUS (e.g. one
+// made by bench/gen_corpus.py or a real checkout), else a small generated one.
+//
+//	go test ./internal/cli -run '^$' -bench CheckCorpus -benchtime 3x
+func BenchmarkCheckCorpus(b *testing.B) {
+	dir := os.Getenv("CACHELINT_BENCH_CORPUS")
+	if dir == "" {
+		dir = b.TempDir()
+		writeSmallCorpus(b, dir, 2000)
+	}
+	for b.Loop() {
+		if code := Run(context.Background(), []string{"check", "--exit-zero", "--no-config", "--format", "concise", dir}, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+func writeSmallCorpus(b *testing.B, dir string, n int) {
+	b.Helper()
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte("[project]\nname='x'\n"), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "mem.py"), []byte("import torch\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n"), 0o644))
+	body := []byte("import torch\nimport torch.nn as nn\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def run(self, x):\n        return [self.fc(v) for v in x]\n")
+	train := []byte("from mem import free_gpu\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free_gpu()\n")
+	for i := range n {
+		sub := filepath.Join(dir, "pkg", string(rune('a'+i%26)))
+		must(os.MkdirAll(sub, 0o755))
+		data := body
+		if i%50 == 0 {
+			data = train
+		}
+		must(os.WriteFile(filepath.Join(sub, "f"+itoa(i)+".py"), data, 0o644))
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,106 @@
+package runtimecheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleProfile() *CostProfile {
+	return &CostProfile{
+		Schema:   ProfileSchema,
+		Version:  ProfileVersion,
+		Device:   DeviceInfo{Name: "NVIDIA H200"},
+		Estimate: Estimate{PerCallUs: 25_000, Segments: 96},
+	}
+}
+
+func TestFindingCost(t *testing.T) {
+	p := sampleProfile()
+	for _, tc := range []struct {
+		code   string
+		period int
+		want   string
+	}{
+		{"CL001", 0, "~25 ms per step on NVIDIA H200 (probe profile, 96 segments)"},
+		{"CL002", 100, "~25 ms per call, ~250 µs per step at one call every 100 steps on NVIDIA H200 (probe profile, 96 segments)"},
+		{"CL002", 0, "~25 ms per call on NVIDIA H200 (probe profile, 96 segments)"},
+		{"CL003", 0, "~25 ms per epoch on NVIDIA H200 (probe profile, 96 segments)"},
+		{"CL004", 0, "~25 ms per call on NVIDIA H200 (probe profile, 96 segments)"},
+		{"CL010", 0, ""},
+		{"CL900", 0, ""},
+	} {
+		if got := p.FindingCost(tc.code, tc.period); got != tc.want {
+			t.Errorf("FindingCost(%s, %d) = %q, want %q", tc.code, tc.period, got, tc.want)
+		}
+	}
+	p.Estimate.StepUs, p.Estimate.Fraction = 55_000, 25.0/55
+	if got, want := p.FindingCost("CL001", 0), "~25 ms per step (45% of a 55 ms step) on NVIDIA H200 (probe profile, 96 segments)"; got != want {
+		t.Errorf("with step time: %q, want %q", got, want)
+	}
+	var none *CostProfile
+	if none.FindingCost("CL001", 0) != "" || none.EstimatedCallCost() != 0 {
+		t.Error("a nil profile must say nothing")
+	}
+	if got := p.EstimatedCallCost(); got != 25*time.Millisecond {
+		t.Errorf("EstimatedCallCost = %v", got)
+	}
+}
+
+func TestLoadProfileRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.json")
+	if err := sampleProfile().WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 96 {
+		t.Errorf("read back %+v", p)
+	}
+}
+
+func TestLoadProfileRealH200(t *testing.T) {
+	// A profile the probe wrote on the validation GPU must stay readable.
+	p, err := LoadProfile(filepath.Join("..", "bench", "gpu", "results", "h200-profile-resnet50.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 68 || !strings.HasPrefix(p.FindingCost("CL001", 0), "~6.6 ms per step (11% of a 60 ms step) on NVIDIA H200") {
+		t.Errorf("profile %+v", p.Estimate)
+	}
+}
+
+func TestLoadProfileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, content, want string }{
+		{"garbage.json", "{", "not valid JSON"},
+		{"other.json", `{"schema": "something-else", "version": 1}`, `schema is "something-else"`},
+		{"future.json", `{"schema": "cachelint-cost-profile", "version": 9}`, "version 9 is not supported"},
+		{"nodevice.json", `{"schema": "cachelint-cost-profile", "version": 1, "estimate": {"per_call_us": 5}}`, "no device name"},
+		{"zero.json", `{"schema": "cachelint-cost-profile", "version": 1, "device": {"name": "X"}, "estimate": {"per_call_us": 0}}`, "must be a positive number"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadProfile(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: error %v, want one naming the file and saying %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := LoadProfile(filepath.Join(dir, "absent.json")); err == nil || !strings.Contains(err.Error(), "absent.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestFormatUs(t *testing.T) {
+	for us, want := range map[float64]string{3.14: "3.1 µs", 250: "250 µs", 4_200: "4.2 ms", 25_400: "25 ms", 1_500_000: "1.5 s"} {
+		if got := formatUs(us); got != want {
+			t.Errorf("formatUs(%v) = %q, want %q", us, got, want)
+		}
+	}
+}
