@@ -98,8 +98,13 @@ func runCacheCalls(pass *analysis.Pass) (any, error) {
 		g.Rounds = round
 		var fresh []string
 		for fn := range g.Helpers {
-			if !searched[fn.Name] && g.needsCallers(fn) {
+			if !searched[fn.Name] && g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
 				searched[fn.Name] = true
+				// A name most of the project mentions (`forward`, `update`) cannot be
+				// resolved by name anyway; searching for it would parse everything.
+				if m := res.Mentions(fn.Name); m > max(50, res.Seen/10) {
+					continue
+				}
 				fresh = append(fresh, fn.Name)
 			}
 		}
@@ -190,6 +195,29 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 		sortEdges(g.Callers[fn])
 	}
 	return g
+}
+
+// entryPoint reports functions whose callers are not worth a search of the whole project:
+// entry points and dunder methods (called by Python or by name everywhere: `main`, `run`,
+// `__init__`, tests), and model loaders, whose cache clearing is a model switch wherever
+// they are called. Their callers in files already parsed are still followed.
+func entryPoint(fn *pyparse.Function) bool {
+	n := fn.Name
+	switch n {
+	case "main", "run", "cli_main", "setUp", "tearDown", "setUpClass", "tearDownClass",
+		"setup_method", "teardown_method", "setup_class", "teardown_class", "setup_module", "teardown_module":
+		return true
+	}
+	return strings.HasPrefix(n, "__") || strings.HasPrefix(n, "test") || reLoadModel.MatchString(n)
+}
+
+// searchable reports whether to search the whole project for a helper's callers. Functions
+// are searched for by name. Methods are not: their callers reach them through `self.` or
+// `super()` in the class's own file (already parsed), and a name like `forward`, `step` or
+// `prepare_latents` is mentioned by most files of a large project while calls of it on
+// other objects could not be told apart from other classes' methods of that name.
+func searchable(fn *pyparse.Function) bool {
+	return fn.Class == nil && len(strings.TrimLeft(fn.Name, "_")) >= 4
 }
 
 // needsCallers reports whether a helper's callers decide how often it empties the cache:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -24,6 +25,10 @@ var Classify = &analysis.Analyzer{
 }
 
 var stepLoopNamesFlag string
+
+// reStepFuncName names functions that run one step: `train_step`, `training_step`,
+// `valid_step`, `train_batch`, `run_batch`, `step`, `update_step`, `forward_backward`.
+var reStepFuncName = regexp.MustCompile(`(?i)^_*(step|(train|training|eval|valid|validation|val|test|predict|inference|infer|update|optim|optimizer|opt|forward_backward|fwd_bwd|run|process|micro)_?(step|batch|iter|iteration)|forward_backward|train_on_batch|fwd_bwd)$`)
 
 func init() {
 	Classify.Flags.StringVar(&stepLoopNamesFlag, "step-loop-names", "", "comma-separated names of functions called once per step, or of iterables that yield batches")
@@ -97,6 +102,7 @@ func runClassify(pass *analysis.Pass) (any, error) {
 	for _, t := range g.Targets {
 		out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
 	}
+	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
 		ri, rj := out.Records[i], out.Records[j]
 		if ri.File.Path != rj.File.Path {
@@ -180,6 +186,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if pat != PatternNone && (next.pattern == "" || next.pattern == PatternNone) {
 		next.pattern, next.patternWhy = pat, pwhy
 	}
+	if (next.pattern == "" || next.pattern == PatternNone) && reLoadModel.MatchString(fn.Name) {
+		// The cache is emptied while a model is loaded or offloaded: a model switch,
+		// wherever the load is called from.
+		next.pattern, next.patternWhy = ModelSwitch, fmt.Sprintf("inside `%s`, which loads or offloads a model", fn.Name)
+	}
 	visited[fn] = true
 	defer delete(visited, fn)
 	for _, e := range callers {
@@ -191,6 +202,35 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		recs = append(recs, more...)
 	}
 	return recs
+}
+
+// dedupe drops records that say the same thing twice: one site reached through the same
+// chain of helpers along different paths of the call graph.
+func dedupe(recs []*Record) []*Record {
+	seen := map[string]int{}
+	var out []*Record
+	for _, r := range recs {
+		// A call of a helper is one record whichever of the helper's device branches
+		// (cuda, xpu, mps, ...) the chain ends in; the cuda one is kept.
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s:%d:%s:%s:%s", r.File.Path, r.Call.Node.Start, r.Role, r.Rule, r.Pattern)
+		for _, e := range r.Via {
+			fmt.Fprintf(&b, ">%s:%d", e.CalleeFile.Path, e.Callee.Node.Start)
+		}
+		if len(r.Via) == 0 {
+			fmt.Fprintf(&b, "@%s", r.Target.Spelling)
+		}
+		k := b.String()
+		if i, ok := seen[k]; ok {
+			if !strings.Contains(out[i].Target.Spelling, "cuda") && strings.Contains(r.Target.Spelling, "cuda") {
+				out[i] = r
+			}
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, r)
+	}
+	return out
 }
 
 func ruleFor(r *Record) string {
@@ -253,7 +293,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 				base = PerEpoch
 				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per epoch", fn.Name, why)
 			}
-		} else if !hasCallers {
+		} else if !hasCallers && reStepFuncName.MatchString(fn.Name) {
+			// An uncalled function is usually an entry point that runs once (main, a test);
+			// only one named for a step, that runs a step, is taken to run once per step.
 			if why := a.runsStep(f, fn.Body, 0); why != "" && !a.funcHasStepLoop(&funcRef{f, fn}) {
 				base = PerIteration
 				r.Hook = "step function"
@@ -284,6 +326,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 				base, r.Gate = PerEpoch, g
 				r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
 			}
+		case initGate:
+			base, r.Gate = Once, g
+			r.Reason += fmt.Sprintf("; runs once, when `%s`", g.Text)
 		}
 	}
 	r.Frequency = base

@@ -32,6 +32,7 @@ const (
 	noGate       gateKind = iota // a flag or check that does not change the frequency
 	periodicGate                 // step % N, step in eval_steps, time or memory pressure
 	onceGate                     // step == 0, i == len(loader) - 1: once per pass of the loop
+	initGate                     // "exp_avg" not in state, get_num_updates() == 0: once per run
 )
 
 // gate is a condition guarding the call.
@@ -89,7 +90,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), true))
 			}
 		case "for_statement", "while_statement":
-			if child.Field == "body" {
+			if child.Field == "body" && !transparentLoop(f, m) {
 				l := a.classifyLoop(f, m)
 				lc.Loops = append(lc.Loops, l)
 				for _, g := range pendingGates {
@@ -208,21 +209,91 @@ func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *
 		}
 	case negate:
 		// The else branch of a non-modulo condition: no thinning we can tell.
-	case reInSteps.MatchString(t):
-		g.Kind = periodicGate
-	case reTimeGate.MatchString(t):
-		g.Kind = periodicGate
-	case reMemGate.MatchString(t):
-		g.Kind = periodicGate
-	case onceCondition(t):
-		g.Kind = onceGate
+	default:
+		g.Kind = conjunctionKind(f, cond)
 	}
 	return g
 }
 
-var reOnce = regexp.MustCompile(`^\s*\(?\s*[\w.\[\]]+\s*==\s*(0|1|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
+// conjunctionKind classifies a condition that is not a modulo test: `a and b` thins out as
+// much as its most selective part.
+func conjunctionKind(f *pyparse.File, cond *pyparse.Node) gateKind {
+	if cond.Kind == "boolean_operator" && cond.HasChild("and") {
+		best := noGate
+		for _, part := range cond.NamedChildren() {
+			switch conjunctionKind(f, part) {
+			case onceGate, initGate:
+				return conjunctionKind(f, part)
+			case periodicGate:
+				best = periodicGate
+			}
+		}
+		return best
+	}
+	if cond.Kind == "parenthesized_expression" {
+		if in := cond.NamedChildren(); len(in) == 1 {
+			return conjunctionKind(f, in[0])
+		}
+	}
+	t := cond.Text(f.Src)
+	switch {
+	case reInitGate.MatchString(t):
+		return initGate
+	case onceCondition(t):
+		// `i == 0` on the loop's own variable runs once per pass of the loop; a counter of
+		// the whole run (`self.get_num_updates() == 0`, `global_step == 1`) runs once.
+		if loopVarCompared(f, cond) {
+			return onceGate
+		}
+		return initGate
+	case reInSteps.MatchString(t) || reMembership.MatchString(t):
+		return periodicGate
+	case reTimeGate.MatchString(t):
+		return periodicGate
+	case reMemGate.MatchString(t):
+		return periodicGate
+	}
+	return noGate
+}
+
+var (
+	reOnce = regexp.MustCompile(`^\s*\(?\s*[\w.\[\]()]+\s*==\s*(\d+|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
+	// reInitGate: one-time initialisation (`"exp_avg" not in state`, `len(state) == 0`,
+	// `not self.initialized`).
+	reInitGate = regexp.MustCompile(`\bnot\s+in\s+[\w.]*state\b|len\([\w.\[\]]*state[\w.\[\]]*\)\s*==\s*0|^\s*not\s+[\w.]*(initiali[sz]ed?|_init|warmed_up|built)\b`)
+	// reMembership: the step variable tested against a set of steps (`i in thresholds`).
+	reMembership = regexp.MustCompile(`^\s*[A-Za-z_]\w*\s+in\s+[\w.]+(\.keys\(\))?\s*$`)
+)
 
 func onceCondition(t string) bool { return reOnce.MatchString(t) }
+
+// loopVarCompared reports whether an equality test compares a target variable of an
+// enclosing for loop (`for i, batch in enumerate(loader): if i == 0`).
+func loopVarCompared(f *pyparse.File, cond *pyparse.Node) bool {
+	left := cond
+	if cond.Kind == "comparison_operator" {
+		if v := cond.NamedChildren(); len(v) > 0 {
+			left = v[0]
+		}
+	}
+	name := left.Text(f.Src)
+	for m := cond.Parent; m != nil && m.Kind != "function_definition"; m = m.Parent {
+		if m.Kind != "for_statement" {
+			continue
+		}
+		found := false
+		m.ChildByField("left").Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "identifier" && n.Text(f.Src) == name {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
 
 var (
 	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|data_?iter|dataiter|iterator|tqdm|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
@@ -248,12 +319,12 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 		l.Header = "while " + iter
 	}
 	body := n.ChildByField("body")
-	hasInnerStep := a.bodyHasStepLoop(f, body)
+	// Direct evidence first: what the loop iterates, and a step written in its own body. A
+	// step loop that also calls an evaluation loop or holds a micro-batch loop stays a step
+	// loop; only a loop with no such evidence becomes an epoch loop by holding one.
 	switch {
 	case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 		l.Kind, l.Why = epochLoop, "iterates epochs"
-	case hasInnerStep:
-		l.Kind, l.Why = epochLoop, "its body holds a step loop"
 	case a.stepNames[iterHead(iter)]:
 		l.Kind, l.Why = stepLoop, "listed in step-loop-names"
 	case n.Kind == "for_statement" && reStepIter.MatchString(iter):
@@ -261,11 +332,28 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
 		l.Kind, l.Why = stepLoop, "counts steps"
 	default:
-		if why := a.runsStep(f, body, 0); why != "" {
+		if why := directStep(f, body); why != "" {
+			l.Kind, l.Why = stepLoop, "its body runs a step ("+why+")"
+		} else if a.bodyHasStepLoop(f, body) {
+			l.Kind, l.Why = epochLoop, "its body holds a step loop"
+		} else if why := a.runsStep(f, body, 0); why != "" {
 			l.Kind, l.Why = stepLoop, "its body runs a step ("+why+")"
 		}
 	}
 	return l
+}
+
+// reSetupIter: loops over parameters, parameter groups, modules, trackers or config items
+// run at set-up or inside one step; they say nothing about frequency, so the loop around
+// them (or the hook they are in) decides.
+var reSetupIter = regexp.MustCompile(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|gpus|layers)`)
+
+func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
+	if n.Kind != "for_statement" {
+		return false
+	}
+	iter := n.ChildByField("right").Text(f.Src)
+	return reSetupIter.MatchString(iter) && !reStepIter.MatchString(iter)
 }
 
 func iterHead(iter string) string {
@@ -274,6 +362,26 @@ func iterHead(iter string) string {
 		iter = iter[:i]
 	}
 	return iter[strings.LastIndex(iter, ".")+1:]
+}
+
+// directStep finds `.backward()` or `optimizer.step()` written in the loop's own body (not in
+// a nested loop or def): the surest sign that one iteration is one training step.
+func directStep(f *pyparse.File, body *pyparse.Node) string {
+	why := ""
+	body.Walk(func(m *pyparse.Node) bool {
+		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+			(m != body && (m.Kind == "for_statement" || m.Kind == "while_statement")) {
+			return false
+		}
+		if m.Kind == "call" {
+			callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
+			if strings.HasSuffix(callee, ".backward") || reOptimStep.MatchString(callee) {
+				why = "`" + callee + "()`"
+			}
+		}
+		return why == ""
+	})
+	return why
 }
 
 // bodyHasStepLoop reports whether a block contains (not in nested defs) a loop that is a
@@ -313,7 +421,10 @@ func (a *classifier) funcHasStepLoop(r *funcRef) bool {
 
 var (
 	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|lr_scheduler|scheduler)[\w]*\.step$`)
-	reModelCall = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
+	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
+	// that prepare or load one rather than run it.
+	reUtilityVerb = regexp.MustCompile(`^(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
+	reModelCall   = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
 
 // runsStep reports whether a block (not in nested defs) runs a training or inference step:
@@ -337,7 +448,7 @@ func (a *classifier) runsStep(f *pyparse.File, body *pyparse.Node, depth int) st
 			why = "`" + callee + "()`"
 		case reOptimStep.MatchString(callee):
 			why = "`" + callee + "()`"
-		case reModelCall.MatchString(callee):
+		case reModelCall.MatchString(callee) && !reUtilityVerb.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && a.resolveCall(f, m) == nil:
 			why = "`" + callee + "(...)`"
 		default:
 			if r := a.resolveCall(f, m); r != nil {

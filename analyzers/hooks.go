@@ -53,8 +53,17 @@ var hookFamilies = []hookFamily{
 	},
 	{
 		Framework: "MMEngine/MMCV", Bases: []string{"Hook"},
-		PerStep:  []string{"before_iter", "after_iter"},
-		PerEpoch: []string{"before_epoch", "after_epoch"},
+		PerStep:  []string{"before_iter", "after_iter", "_before_iter", "_after_iter"},
+		PerEpoch: []string{"before_epoch", "after_epoch", "_before_epoch", "_after_epoch"},
+	},
+	{
+		Framework: "torch.optim", Bases: []string{"Optimizer", "optim.Optimizer", "torch.optim.Optimizer"},
+		PerStep: []string{"step"},
+	},
+	{
+		// accelerate's hooks run around every forward of the module they are attached to.
+		Framework: "accelerate", Bases: []string{"ModelHook", "AlignDevicesHook", "SequentialHook"},
+		PerStep: []string{"pre_forward", "post_forward"},
 	},
 	{
 		Framework: "PyTorch", Bases: []string{"Module", "nn.Module", "torch.nn.Module", "LightningModule", "PreTrainedModel", "ModelMixin"},
@@ -67,8 +76,19 @@ func methodHook(name string, bases []string, stepNames map[string]bool) (hookKin
 	if stepNames[name] {
 		return perStepHook, "listed in step-loop-names"
 	}
+	// Families the class derives from come first, so a Hugging Face Trainer's
+	// training_step is not taken for Lightning's; a distinctive name alone comes last.
+	for pass := 0; pass < 2; pass++ {
+		if k, fw := matchFamilies(name, bases, pass == 1); k != notHook {
+			return k, fw
+		}
+	}
+	return notHook, ""
+}
+
+func matchFamilies(name string, bases []string, byNameAlone bool) (hookKind, string) {
 	for _, fam := range hookFamilies {
-		matchBase := fam.Distinctive
+		matchBase := byNameAlone && fam.Distinctive
 		for _, b := range bases {
 			for _, want := range fam.Bases {
 				if b == want || strings.HasSuffix(b, "."+want) {

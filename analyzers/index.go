@@ -24,6 +24,11 @@ type project struct {
 	classes map[string][]classRef
 	// names bound by simple assignment at any level of a file: name -> dotted expression.
 	assigns map[*pyparse.File]map[string]string
+	// methodsByName caches uniqueMethod.
+	methodsByName map[string]*funcRef
+	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
+	byBase   map[string][]string
+	modCache map[string]string
 }
 
 type classRef struct {
@@ -38,12 +43,14 @@ type funcRef struct {
 }
 
 func newProject(root string, paths []string, res *pyparse.Result) *project {
-	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res}
+	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
+		byBase: map[string][]string{}, modCache: map[string]string{}}
 	for _, f := range paths {
 		s := absSlash(f)
 		p.paths = append(p.paths, s)
 		p.pathSet[s] = true
 		p.display[s] = f
+		p.byBase[path.Base(s)] = append(p.byBase[path.Base(s)], s)
 	}
 	sort.Strings(p.paths)
 	p.reindex()
@@ -54,6 +61,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 func (p *project) reindex() {
 	p.classes = map[string][]classRef{}
 	p.assigns = map[*pyparse.File]map[string]string{}
+	p.methodsByName = map[string]*funcRef{}
 	for _, f := range p.res.Files {
 		for _, c := range f.Classes {
 			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
@@ -72,10 +80,20 @@ func simpleAssignments(f *pyparse.File) map[string]string {
 			return true
 		}
 		left, right := n.ChildByField("left"), n.ChildByField("right")
-		if left == nil || right == nil || left.Kind != "identifier" {
+		if left == nil || right == nil {
 			return true
 		}
 		name := left.Text(f.Src)
+		if left.Kind == "attribute" {
+			// self.device_module = getattr(torch, device_type): a device module alias.
+			if r := receiverName(f, right); r == "getattr(torch)" || strings.HasPrefix(f.Qualify(r), "torch.") {
+				out[name] = r
+			}
+			return true
+		}
+		if left.Kind != "identifier" {
+			return true
+		}
 		if d := receiverName(f, right); d != "" {
 			out[name] = d
 		}
@@ -116,6 +134,11 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 		return ""
 	}
 	head, rest, hasRest := strings.Cut(d, ".")
+	if h2, r2, ok := strings.Cut(rest, "."); (head == "self" || head == "cls") && ok {
+		if a, found := p.assigns[f][head+"."+h2]; found {
+			return f.Qualify(a + "." + r2)
+		}
+	}
 	if _, imported := f.Aliases[head]; !imported {
 		if a, ok := p.assigns[f][head]; ok && a != head {
 			if hasRest {
@@ -132,6 +155,16 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 // importing file's package, absolute ones against the importing file's directory (a
 // script's sys.path[0]), the project root, `src/`, then a unique path suffix.
 func (p *project) moduleFile(from *pyparse.File, mod string) string {
+	key := path.Dir(absSlash(from.Path)) + "\x00" + mod
+	if r, ok := p.modCache[key]; ok {
+		return r
+	}
+	r := p.findModule(from, mod)
+	p.modCache[key] = r
+	return r
+}
+
+func (p *project) findModule(from *pyparse.File, mod string) string {
 	level := len(mod) - len(strings.TrimLeft(mod, "."))
 	mod = strings.TrimLeft(mod, ".")
 	rel := strings.ReplaceAll(mod, ".", "/")
@@ -160,8 +193,8 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 	}
 	var found string
 	for _, suffix := range []string{"/" + rel + ".py", "/" + rel + "/__init__.py"} {
-		for _, q := range p.paths {
-			if strings.HasSuffix(q, suffix) || q == strings.TrimPrefix(suffix, "/") {
+		for _, q := range p.byBase[path.Base(suffix)] {
+			if strings.HasSuffix(q, suffix) {
 				if found != "" && found != q {
 					return "" // ambiguous: two modules of that name
 				}
@@ -239,6 +272,16 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 	}
 	q, imported := f.Aliases[head]
 	if !imported {
+		// A method called on an instance: `trainer = Trainer(cfg); trainer.train_step(b)`,
+		// or on any object when exactly one project class defines a method of that name.
+		if hasRest && !strings.Contains(rest, ".") {
+			if a, ok := p.assigns[f][head]; ok && strings.HasSuffix(a, "()") {
+				if cr := p.lookupClass(f, strings.TrimSuffix(a, "()")); cr != nil {
+					return p.findMethod(cr.file, cr.cls, rest, 0)
+				}
+			}
+			return p.uniqueMethod(rest)
+		}
 		return nil
 	}
 	full := q
@@ -285,6 +328,31 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 
 // osPath maps a module file (as moduleFile returns it) to its key in the parse result.
 func (p *project) osPath(display string) string { return display }
+
+// uniqueMethod returns the method of that name when exactly one parsed project class defines
+// it (dunder methods and very short names are too generic to guess).
+func (p *project) uniqueMethod(name string) *funcRef {
+	if len(name) < 5 || strings.HasPrefix(name, "__") {
+		return nil
+	}
+	if r, ok := p.methodsByName[name]; ok {
+		return r
+	}
+	var found *funcRef
+	for _, f := range p.res.Files {
+		for _, c := range f.Classes {
+			if m := c.Methods[name]; m != nil {
+				if found != nil {
+					p.methodsByName[name] = nil
+					return nil
+				}
+				found = &funcRef{f, m}
+			}
+		}
+	}
+	p.methodsByName[name] = found
+	return found
+}
 
 func methodClass(scope *pyparse.Function) *pyparse.Class {
 	for s := scope; s != nil; s = s.Parent {

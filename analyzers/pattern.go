@@ -23,7 +23,7 @@ const (
 var (
 	reOOMType      = regexp.MustCompile(`OutOfMemoryError|RuntimeError|Exception|BaseException|MemoryError|torch\.OutOfMemoryError|AcceleratorError|CudaError|^$`)
 	reOOMGate      = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
-	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|max_tries|batch_size|bs\b|chunk_size`)
+	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
 	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
 	reModelLoop    = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
 	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload`)
@@ -58,8 +58,8 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 			return OOMRetry, fmt.Sprintf("gated by the OOM condition `%s` at line %d", g.Text, g.Node.Line())
 		}
 	}
-	if l := lc.innermostLoop(); l != nil {
-		if reRetryLoop.MatchString(l.Header) && hasOOMHandler(f, l.Node) {
+	for _, l := range lc.Loops {
+		if hasOOMHandler(f, l.Node) && (reRetryLoop.MatchString(l.Header) || changesSize(f, l.Node)) {
 			return OOMRetry, fmt.Sprintf("in the retry loop at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
 	}
@@ -168,6 +168,24 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 		}
 	}
 	return false
+}
+
+// changesSize reports whether a loop's body shrinks or grows a size (`batch_size //= 2`,
+// `new_size = new_size * 2`): a batch-size search.
+func changesSize(f *pyparse.File, loopNode *pyparse.Node) bool {
+	found := false
+	loopNode.ChildByField("body").Walk(func(m *pyparse.Node) bool {
+		if found || m.Kind == "function_definition" {
+			return false
+		}
+		if m.Kind == "augmented_assignment" || m.Kind == "assignment" {
+			if l := m.ChildByField("left"); l != nil && strings.Contains(strings.ToLower(l.Text(f.Src)), "size") {
+				found = true
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // hasOOMHandler reports whether a loop's body has a try whose handler catches an OOM.

@@ -32,6 +32,13 @@ var libraryHelpers = map[string]string{
 	"deepspeed.runtime.utils.empty_cache":                        "DeepSpeed's runtime.utils.empty_cache() calls the accelerator's empty_cache()",
 }
 
+// nameHelpers are well-known helper names matched on the last part of the callee, for
+// libraries whose helpers are usually re-imported through the project's own modules
+// (Hugging Face's testing utilities dispatch through a table of device functions).
+var nameHelpers = map[string]string{
+	"backend_empty_cache": "Hugging Face's backend_empty_cache() calls the device's empty_cache()",
+}
+
 // methodHelpers are methods that empty the cache, matched on the receiver's dotted name
 // ending (`accelerator.free_memory()`, `self.accelerator.free_memory()`).
 var methodHelpers = map[string]string{
@@ -43,7 +50,7 @@ var methodHelpers = map[string]string{
 // cache-emptying spelling above ends with, and the allocator-config variables. Helpers
 // found later add their own names.
 func needles() []string {
-	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda",
+	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda", "backend_empty_cache",
 		"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"}
 }
 
@@ -73,6 +80,9 @@ func directCallee(q string) (string, bool) {
 // libraryHelper reports whether a qualified callee is a known library helper.
 func libraryHelper(q string) (string, bool) {
 	if why, ok := libraryHelpers[q]; ok {
+		return why, true
+	}
+	if why, ok := nameHelpers[q[strings.LastIndex(q, ".")+1:]]; ok {
 		return why, true
 	}
 	for suffix, why := range methodHelpers {

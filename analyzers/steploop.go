@@ -70,10 +70,24 @@ const (
 func runStepLoop(pass *analysis.Pass) (any, error) {
 	cls := pass.ResultOf[Classify].(*Classification)
 	notes := &Notes{}
+	// One finding per call site and rule: a helper that dispatches to several devices'
+	// empty_cache (cuda, xpu, mps, ...) reaches the site through several records.
+	best := map[string]*Record{}
+	var order []string
 	for _, r := range cls.Records {
 		if r.Rule == "" {
 			continue
 		}
+		k := fmt.Sprintf("%s:%d:%s", r.File.Path, r.Call.Node.Start, r.Rule)
+		if cur, ok := best[k]; !ok {
+			best[k] = r
+			order = append(order, k)
+		} else if !strings.Contains(cur.Target.Spelling, "cuda") && strings.Contains(r.Target.Spelling, "cuda") {
+			best[k] = r
+		}
+	}
+	for _, k := range order {
+		r := best[k]
 		notes.report(pass, stepLoopDiagnostic(r), Note{
 			Label:    label(r),
 			Help:     help(r),

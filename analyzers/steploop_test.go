@@ -12,7 +12,7 @@ import (
 )
 
 func TestStepLoop(t *testing.T) {
-	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers"} {
+	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2"} {
 		t.Run(dir, func(t *testing.T) {
 			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), []*analysis.Analyzer{analyzers.StepLoop}, nil)
 		})

@@ -49,7 +49,8 @@ type Result struct {
 	Seen, Parsed int
 
 	pass     *analysis.Pass
-	pending  []string // not yet parsed
+	pending  []string              // not yet parsed
+	sigs     map[string]*signature // identifiers of pending files already read once
 	fsetLock sync.Mutex
 }
 
@@ -63,7 +64,7 @@ type Failure struct {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	res := &Result{ByPath: map[string]*File{}, pass: pass, pending: append([]string(nil), pass.OtherFiles...)}
+	res := &Result{ByPath: map[string]*File{}, sigs: map[string]*signature{}, pass: pass, pending: append([]string(nil), pass.OtherFiles...)}
 	res.Seen = len(res.pending)
 	var needles []string
 	for _, n := range strings.Split(needlesFlag, ",") {
@@ -96,7 +97,8 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	type out struct {
 		file *File
 		fail *Failure
-		path string // set for every file; one with neither file nor fail stays pending
+		path string     // set for every file; one with neither file nor fail stays pending
+		sig  *signature // set when the file was read and stays pending
 	}
 	paths := r.pending
 	results := make([]out, len(paths))
@@ -117,6 +119,10 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			}
 			defer p.Close()
 			for i := range work {
+				if sig := r.sigs[paths[i]]; sig != nil && !set.mayMention(sig) {
+					results[i] = out{path: paths[i], sig: sig}
+					continue
+				}
 				results[i] = r.parseOne(ctx, p, paths[i], set)
 			}
 		}()
@@ -140,6 +146,12 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			r.Failures = append(r.Failures, *o.fail)
 		default:
 			r.pending = append(r.pending, o.path)
+			if o.sig != nil {
+				r.sigs[o.path] = o.sig
+			}
+		}
+		if o.file != nil || o.fail != nil {
+			delete(r.sigs, o.path)
 		}
 	}
 	sort.Slice(r.Files, func(i, j int) bool { return r.Files[i].Path < r.Files[j].Path })
@@ -150,6 +162,7 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 	file *File
 	fail *Failure
 	path string
+	sig  *signature
 }) {
 	o.path = path
 	defer func() {
@@ -163,7 +176,9 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
 		return o
 	}
-	if !needles.matches(src) {
+	sig := new(signature)
+	if !needles.scan(src, sig) {
+		o.sig = sig
 		return o
 	}
 	f, err := p.Parse(ctx, path, src)
@@ -177,6 +192,19 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 	r.fsetLock.Unlock()
 	o.file = f
 	return o
+}
+
+// Mentions estimates how many not-yet-parsed files mention name (from the identifier
+// signatures kept since their first read; an over-estimate, never an under-estimate).
+func (r *Result) Mentions(name string) int {
+	set := newIdentSet([]string{name})
+	n := 0
+	for _, sig := range r.sigs {
+		if set.mayMention(sig) {
+			n++
+		}
+	}
+	return n
 }
 
 // Position returns the 1-based line and code-point column of a byte offset in f. The offset

@@ -156,19 +156,17 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 		}
 	}
 
-	each("imports", func(caps map[string]*Node) {
-		if n := caps["import"]; n != nil {
-			f.addImport(n)
-		}
-		if n := caps["import_from"]; n != nil {
-			f.addImportFrom(n)
-		}
-	})
-
-	// Classes first so methods can find their class.
+	var callNodes [][3]*Node
+	// One pass of the combined query; classes are finished before methods look them up.
 	var funcNodes []*Node
-	each("defs", func(caps map[string]*Node) {
-		if n := caps["class"]; n != nil {
+	each("model", func(caps map[string]*Node) {
+		switch {
+		case caps["import"] != nil:
+			f.addImport(caps["import"])
+		case caps["import_from"] != nil:
+			f.addImportFrom(caps["import_from"])
+		case caps["class"] != nil:
+			n := caps["class"]
 			c := &Class{Name: caps["class.name"].Text(src), Node: n, Methods: map[string]*Function{}}
 			if sc := n.ChildByField("superclasses"); sc != nil {
 				for _, b := range sc.NamedChildren() {
@@ -185,9 +183,10 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 			c.Decorators = decorators(n)
 			f.classByNode[n] = c
 			f.Classes = append(f.Classes, c)
-		}
-		if n := caps["func"]; n != nil {
-			funcNodes = append(funcNodes, n)
+		case caps["func"] != nil:
+			funcNodes = append(funcNodes, caps["func"])
+		case caps["call"] != nil:
+			callNodes = append(callNodes, [3]*Node{caps["call"], caps["callee"], caps["args"]})
 		}
 	})
 	for _, c := range f.Classes {
@@ -216,17 +215,13 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 		}
 	}
 
-	each("calls", func(caps map[string]*Node) {
-		n := caps["call"]
-		if n == nil {
-			return
-		}
-		c := &Call{Node: n, Func: caps["callee"], Args: caps["args"]}
+	for _, cn := range callNodes {
+		c := &Call{Node: cn[0], Func: cn[1], Args: cn[2]}
 		c.Callee = DottedName(c.Func, src)
-		c.Function = f.EnclosingFunction(n)
+		c.Function = f.EnclosingFunction(c.Node)
 		f.Calls = append(f.Calls, c)
-		f.callByNode[n] = c
-	})
+		f.callByNode[c.Node] = c
+	}
 }
 
 func paramName(p *Node, src []byte) string {

@@ -47,7 +47,7 @@ func loadLanguage() error {
 			fieldNames[id] = lang.FieldNameForId(uint16(id))
 		}
 		queries = map[string]*sitter.Query{}
-		for _, name := range []string{"calls", "defs", "imports"} {
+		for _, name := range []string{"model"} {
 			text, err := queryFS.ReadFile("queries/" + name + ".scm")
 			if err != nil {
 				langErr = fmt.Errorf("read query %s: %w", name, err)

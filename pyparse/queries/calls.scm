@@ -1,4 +1,0 @@
-; Every call expression; the analyzers judge the callee and its context in Go.
-(call
-  function: (_) @callee
-  arguments: (_) @args) @call
