@@ -36,33 +36,6 @@ func newIdentSet(names []string) *identSet {
 	return s
 }
 
-func (s *identSet) matches(src []byte) bool {
-	if s.all {
-		return true
-	}
-	if len(s.names) == 0 {
-		return false
-	}
-	n := len(src)
-	for i := 0; i < n; {
-		if !identChar[src[i]] {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < n && identChar[src[j]] {
-			j++
-		}
-		if l := j - i; l >= s.minLen && l <= s.maxLen && s.first[src[i]] {
-			if _, ok := s.names[string(src[i:j])]; ok {
-				return true
-			}
-		}
-		i = j
-	}
-	return false
-}
-
 // signature is a 4096-bit Bloom filter of the identifiers a file mentions, kept for files
 // that did not match so that a later round (new helper names) re-reads only the files that
 // may mention them: 512 bytes a file instead of its text.
