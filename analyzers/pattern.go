@@ -309,7 +309,8 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 	}
 	var gan int
 	for _, s := range append(before, after...) {
-		if reGAN.MatchString(s.Text(src)) {
+		// The statement's first line: a whole loop's text would be scanned for nothing.
+		if reGAN.MatchString(firstLine(s.Text(src))) {
 			gan++
 		}
 	}

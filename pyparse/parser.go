@@ -23,10 +23,9 @@ var (
 	lang     *sitter.Language
 	queries  map[string]*sitter.Query
 	langErr  error
-	// Symbol and field tables, read once: looking a kind or field name up through cgo for
-	// every node is most of the cost of copying a tree.
+	// Symbol and field names, read once: looking a name up through cgo for every node was
+	// most of the cost of copying a tree.
 	kindNames  []string
-	kindNamed  []bool
 	fieldNames []string
 )
 
@@ -37,10 +36,9 @@ func loadLanguage() error {
 		useLibcAllocator()
 		lang = sitter.NewLanguage(python.Language())
 		n := lang.NodeKindCount()
-		kindNames, kindNamed = make([]string, n), make([]bool, n)
+		kindNames = make([]string, n)
 		for id := range n {
 			kindNames[id] = lang.NodeKindForId(uint16(id))
-			kindNamed[id] = lang.NodeKindIsNamed(uint16(id))
 		}
 		fieldNames = make([]string, lang.FieldCount()+1)
 		for id := 1; id < len(fieldNames); id++ {
@@ -119,15 +117,13 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	root := tree.RootNode()
 	f := &File{Path: path, Src: src}
 	byID := map[uintptr]*Node{}
-	f.Root = convert(root, byID, f)
+	f.Root = flatten(root, byID, f)
 	f.buildModel(root, byID)
 	return f, nil
 }
 
-// convert copies the tree-sitter tree into Go Nodes with a cursor walk (iterative, so deep
-// nesting is safe), recording syntax errors on the way. Kind, field and named-ness come from
-// the tables read at start-up and rows/columns from a Go line table, so each node costs
-// only the few cgo calls that read its symbol and byte range.
+// convert copies the tree-sitter tree into Go Nodes with a Go-side cursor walk: the reference
+// implementation that TestFlattenMatchesCursorWalk holds flatten (one C call per file) to.
 func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 	cur := root.Walk()
 	defer cur.Close()
@@ -143,7 +139,7 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 		n := &slab[0]
 		slab = slab[1:]
 		kind := tn.KindId()
-		n.Kind, n.Named = symbolName(kind), int(kind) < len(kindNamed) && kindNamed[kind]
+		n.Kind, n.Named = symbolName(kind), tn.IsNamed()
 		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
 			n.Field = fieldNames[fid]
 		}

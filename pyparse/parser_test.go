@@ -2,6 +2,7 @@ package pyparse
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -150,5 +151,50 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := p.Parse(context.Background(), "x.py", src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFlattenMatchesCursorWalk holds the one-call C flattening to the Go cursor walk through
+// the official binding: same kinds, fields, ranges, parents and syntax errors. It guards the
+// struct layouts flatten.go mirrors from tree-sitter's api.h.
+func TestFlattenMatchesCursorWalk(t *testing.T) {
+	for name, src := range map[string]string{
+		"train":  "import torch\nfor i, b in enumerate(loader):\n    if i % 100 == 0:\n        torch.cuda.empty_cache()  # c\n",
+		"broken": "def f(:\n    x = [1, 2\nprint 'py2'\n",
+		"deep":   strings.Repeat("(", 300) + "x" + strings.Repeat(")", 300) + "\n",
+		"utf8":   "é = '\xff'\nclass A(B, metaclass=M):\n    @d\n    async def g(self, *a, **k): return await h(a)\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := NewParser()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			b := []byte(src)
+			tree := p.p.Parse(b, nil)
+			defer tree.Close()
+			fa, fb := &File{Src: b}, &File{Src: b}
+			ia, ib := map[uintptr]*Node{}, map[uintptr]*Node{}
+			a, c := flatten(tree.RootNode(), ia, fa), convert(tree.RootNode(), ib, fb)
+			var la, lb []string
+			dump := func(out *[]string) func(*Node) bool {
+				return func(n *Node) bool {
+					par := -1
+					if n.Parent != nil {
+						par = n.Parent.Start
+					}
+					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d %d:%d-%d:%d p%d i%d", n.Kind, n.Field, n.Named, n.Start, n.End, n.Row, n.Col, n.EndRow, n.EndCol, par, n.Index))
+					return true
+				}
+			}
+			a.Walk(dump(&la))
+			c.Walk(dump(&lb))
+			if strings.Join(la, "\n") != strings.Join(lb, "\n") {
+				t.Fatalf("flatten differs from cursor walk:\n%s\n---\n%s", strings.Join(la, "\n"), strings.Join(lb, "\n"))
+			}
+			if len(ia) != len(ib) || fmt.Sprint(fa.Errors) != fmt.Sprint(fb.Errors) {
+				t.Fatalf("ids %d/%d errors %v / %v", len(ia), len(ib), fa.Errors, fb.Errors)
+			}
+		})
 	}
 }

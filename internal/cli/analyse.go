@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/config"
@@ -30,6 +31,7 @@ type commonFlags struct {
 	forceExclude     bool
 	jobs             int
 	projectRoot      string
+	verbose          bool
 	fs               *flag.FlagSet
 }
 
@@ -42,6 +44,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.respectGitignore, "respect-gitignore", true, "skip files ignored by .gitignore")
 	fs.BoolVar(&c.forceExclude, "force-exclude", false, "apply excludes to files named on the command line too (for pre-commit)")
 	fs.IntVar(&c.jobs, "jobs", 0, "parallel parsers (default: number of CPUs)")
+	fs.BoolVar(&c.verbose, "verbose", false, "print what was read and parsed, and how long it took, to stderr")
 	fs.StringVar(&c.projectRoot, "project-root", "", "directory indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
 }
 
@@ -70,6 +73,7 @@ type project struct {
 // analyse walks the paths, indexes the project and runs the analyzers.
 func analyse(ctx context.Context, paths []string, c *commonFlags, stderr io.Writer, extra func(cfg *config.Config) []*flagSetting) (*project, error) {
 	_ = ctx
+	start := time.Now()
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -193,6 +197,22 @@ func analyse(ctx context.Context, paths []string, c *commonFlags, stderr io.Writ
 	pr.res = res
 	pr.parsed, _ = res.Results[pyparse.Analyzer].(*pyparse.Result)
 	pr.cls, _ = res.Results[analyzers.Classify].(*analyzers.Classification)
+	if pr.parsed == nil {
+		return nil, &exitError{code: exitUsage, err: errors.Join(res.Errors...)}
+	}
+	if c.verbose {
+		rounds := 0
+		if g, ok := res.Results[analyzers.CacheCalls].(*analyzers.CallGraph); ok {
+			rounds = g.Rounds
+		}
+		cfgPath := "none"
+		if cfg != nil {
+			cfgPath = cfg.Path
+		}
+		fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", root, cfgPath)
+		fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed in %d prefilter round(s), %s\n",
+			len(pr.report), pr.parsed.Seen, pr.parsed.Parsed, rounds, time.Since(start).Round(time.Millisecond))
+	}
 	return pr, nil
 }
 

@@ -73,6 +73,8 @@ type sarifResult struct {
 	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Fixes               []sarifFix        `json:"fixes,omitempty"`
+	// Properties carries the probe's cost estimate (`cachelint check --cost-profile`).
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -159,6 +161,10 @@ func printSARIF(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Opt
 		}
 		if ri, ok := index[f.Code]; ok {
 			res.RuleIndex = &ri
+		}
+		if f.Cost != "" {
+			res.Message.Text += " (cost: " + f.Cost + ")"
+			res.Properties = map[string]string{"cost": f.Cost}
 		}
 		for j, r := range f.Related {
 			id := j

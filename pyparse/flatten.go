@@ -1,0 +1,114 @@
+package pyparse
+
+/*
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+// Mirrors of tree-sitter 0.25's public structs (tree_sitter/api.h); the functions below are
+// compiled into the binary by go-tree-sitter's cgo package. TestFlattenMatchesCursorWalk
+// guards the layout against a version bump.
+typedef struct { uint32_t context[4]; const void *id; const void *tree; } cl_node;
+typedef struct { const void *tree; const void *id; uint32_t context[3]; } cl_cursor;
+
+cl_cursor ts_tree_cursor_new(cl_node);
+void ts_tree_cursor_delete(cl_cursor *);
+bool ts_tree_cursor_goto_first_child(cl_cursor *);
+bool ts_tree_cursor_goto_next_sibling(cl_cursor *);
+bool ts_tree_cursor_goto_parent(cl_cursor *);
+cl_node ts_tree_cursor_current_node(const cl_cursor *);
+uint16_t ts_tree_cursor_current_field_id(const cl_cursor *);
+uint16_t ts_node_symbol(cl_node);
+uint32_t ts_node_start_byte(cl_node);
+uint32_t ts_node_end_byte(cl_node);
+bool ts_node_is_named(cl_node);
+bool ts_node_is_missing(cl_node);
+
+typedef struct {
+	uintptr_t id;
+	uint32_t start, end;
+	int32_t parent;
+	uint16_t kind, field;
+	uint8_t named, missing;
+} cl_flat;
+
+// cachelint_flatten writes the tree under root in pre-order into out (at most cap entries)
+// and returns how many it wrote: one cgo call per file instead of several per node.
+static size_t cachelint_flatten(const cl_node *root, cl_flat *out, size_t cap) {
+	cl_cursor c = ts_tree_cursor_new(*root);
+	size_t n = 0;
+	int32_t parent = -1;
+	for (;;) {
+		if (n >= cap) break;
+		cl_node node = ts_tree_cursor_current_node(&c);
+		cl_flat *f = &out[n];
+		f->id = (uintptr_t)node.id;
+		f->start = ts_node_start_byte(node);
+		f->end = ts_node_end_byte(node);
+		f->parent = parent;
+		f->kind = ts_node_symbol(node);
+		f->field = ts_tree_cursor_current_field_id(&c);
+		f->named = ts_node_is_named(node);
+		f->missing = ts_node_is_missing(node);
+		int32_t self = (int32_t)n++;
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			parent = self;
+			continue;
+		}
+		for (;;) {
+			if (ts_tree_cursor_goto_next_sibling(&c)) break;
+			if (!ts_tree_cursor_goto_parent(&c)) { ts_tree_cursor_delete(&c); return n; }
+			parent = out[parent].parent;
+		}
+	}
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// flatten copies the tree into Go Nodes through one C call that walks it with a cursor.
+func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
+	count := int(root.DescendantCount()) + 1
+	flat := make([]C.cl_flat, count)
+	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
+	n := int(C.cachelint_flatten((*C.cl_node)(unsafe.Pointer(root)), &flat[0], C.size_t(count)))
+	lines := lineStarts(f.Src)
+	f.lines = lines
+	nodes := make([]Node, n)
+	checkErrors := root.HasError()
+	for i := 0; i < n; i++ {
+		e := &flat[i]
+		nd := &nodes[i]
+		kind := uint16(e.kind)
+		nd.Kind = symbolName(kind)
+		nd.Named = e.named != 0
+		if fid := int(e.field); fid < len(fieldNames) {
+			nd.Field = fieldNames[fid]
+		}
+		nd.Start, nd.End = int(e.start), int(e.end)
+		nd.Row, nd.Col = position(lines, nd.Start)
+		nd.EndRow, nd.EndCol = position(lines, nd.End)
+		if p := int(e.parent); p >= 0 {
+			par := &nodes[p]
+			nd.Parent = par
+			nd.Index = len(par.Children)
+			par.Children = append(par.Children, nd)
+		}
+		if checkErrors && (nd.Kind == "ERROR" || e.missing != 0) {
+			msg := "invalid syntax"
+			if nd.Kind != "ERROR" {
+				msg = "missing " + nd.Kind
+			}
+			f.Errors = append(f.Errors, SyntaxError{Line: nd.Row + 1, Col: Column(f.Src, nd.Start), Msg: msg})
+		}
+		byID[uintptr(e.id)] = nd
+	}
+	return &nodes[0]
+}
