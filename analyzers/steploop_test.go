@@ -62,3 +62,18 @@ func TestHelperRecords(t *testing.T) {
 		t.Error("no record for the start-up call of the helper")
 	}
 }
+
+// TestUserHints: `step-loop-names` and `extra-helpers` from [tool.cachelint] reach the
+// analyzers as flags.
+func TestUserHints(t *testing.T) {
+	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "hints"), []*analysis.Analyzer{analyzers.StepLoop}, map[string]map[string]string{
+		"cachecalls": {"extra-helpers": "mylib.mem.flush_gpu"},
+		"classify":   {"step-loop-names": "on_tick,stream"},
+	})
+	// The flags are package state (as in x/tools): reset them for the other tests.
+	for a, f := range map[*analysis.Analyzer]string{analyzers.CacheCalls: "extra-helpers", analyzers.Classify: "step-loop-names"} {
+		if err := a.Flags.Set(f, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
