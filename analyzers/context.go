@@ -326,18 +326,18 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 		l.Kind, l.Why = epochLoop, "iterates epochs"
 	case a.stepNames[iterHead(iter)]:
-		l.Kind, l.Why = stepLoop, "listed in step-loop-names"
+		l.Kind, l.Why = stepLoop, "is listed in step-loop-names"
 	case n.Kind == "for_statement" && reStepIter.MatchString(iter):
 		l.Kind, l.Why = stepLoop, "iterates batches or steps"
 	case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
 		l.Kind, l.Why = stepLoop, "counts steps"
 	default:
 		if why := directStep(f, body); why != "" {
-			l.Kind, l.Why = stepLoop, "its body runs a step ("+why+")"
+			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
 		} else if a.bodyHasStepLoop(f, body) {
-			l.Kind, l.Why = epochLoop, "its body holds a step loop"
+			l.Kind, l.Why = epochLoop, "holds a step loop"
 		} else if why := a.runsStep(f, body, 0); why != "" {
-			l.Kind, l.Why = stepLoop, "its body runs a step ("+why+")"
+			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
 		}
 	}
 	return l

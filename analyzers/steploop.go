@@ -178,6 +178,8 @@ func stepLoopDiagnostic(r *Record) analysis.Diagnostic {
 			msg = fmt.Sprintf("%s runs on every iteration of %s", subj, where(r))
 		case r.Hook == "step function":
 			msg = fmt.Sprintf("%s runs on every step: %s", subj, r.Reason[3:])
+		case r.Hook == "step-loop-names":
+			msg = fmt.Sprintf("%s runs on every training step: `%s` runs once per step (step-loop-names)", subj, r.Call.Function.Name)
 		default:
 			msg = fmt.Sprintf("%s runs on every training step: `%s` is called by %s once per batch", subj, r.Call.Function.Name, r.Hook)
 		}
