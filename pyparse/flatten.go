@@ -81,12 +81,36 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 	n := int(C.cachelint_flatten((*C.cl_node)(unsafe.Pointer(root)), &flat[0], C.size_t(count)))
 	lines := lineStarts(f.Src)
 	f.lines = lines
-	nodes := make([]Node, n)
+	nodes := make([]Node, 0, n)
+	index := make([]int32, n) // flat index -> index in nodes, -1 for dropped punctuation
 	checkErrors := root.HasError()
+	// Children slices are cut from one backing array, sized by a first count.
+	kids := make([]int32, n)
+	kept := 0
+	for i := 0; i < n; i++ {
+		if flat[i].named == 0 && isPunct(uint16(flat[i].kind)) {
+			continue
+		}
+		kept++
+		if p := int(flat[i].parent); p >= 0 {
+			kids[p]++
+		}
+	}
+	backing := make([]*Node, kept)
 	for i := 0; i < n; i++ {
 		e := &flat[i]
-		nd := &nodes[i]
 		kind := uint16(e.kind)
+		if e.named == 0 && isPunct(kind) {
+			index[i] = -1
+			if checkErrors && e.missing != 0 {
+				row, _ := position(lines, int(e.start))
+				f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, int(e.start)), Msg: "missing " + symbolName(kind)})
+			}
+			continue
+		}
+		index[i] = int32(len(nodes))
+		nodes = append(nodes, Node{})
+		nd := &nodes[len(nodes)-1]
 		nd.Kind = symbolName(kind)
 		nd.Named = e.named != 0
 		if fid := int(e.field); fid < len(fieldNames) {
@@ -95,8 +119,11 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 		nd.Start, nd.End = int(e.start), int(e.end)
 		nd.Row, nd.Col = position(lines, nd.Start)
 		nd.EndRow, nd.EndCol = position(lines, nd.End)
+		if k := int(kids[i]); k > 0 {
+			nd.Children, backing = backing[:0:k], backing[k:]
+		}
 		if p := int(e.parent); p >= 0 {
-			par := &nodes[p]
+			par := &nodes[index[p]]
 			nd.Parent = par
 			nd.Index = len(par.Children)
 			par.Children = append(par.Children, nd)
@@ -108,7 +135,9 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: nd.Row + 1, Col: Column(f.Src, nd.Start), Msg: msg})
 		}
-		byID[uintptr(e.id)] = nd
+		if queried[nd.Kind] {
+			byID[uintptr(e.id)] = nd
+		}
 	}
 	return &nodes[0]
 }

@@ -167,7 +167,7 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 			f.addImportFrom(caps["import_from"])
 		case caps["class"] != nil:
 			n := caps["class"]
-			c := &Class{Name: caps["class.name"].Text(src), Node: n, Methods: map[string]*Function{}}
+			c := &Class{Name: n.ChildByField("name").Text(src), Node: n, Methods: map[string]*Function{}}
 			if sc := n.ChildByField("superclasses"); sc != nil {
 				for _, b := range sc.NamedChildren() {
 					if b.Kind == "keyword_argument" {
@@ -186,7 +186,8 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 		case caps["func"] != nil:
 			funcNodes = append(funcNodes, caps["func"])
 		case caps["call"] != nil:
-			callNodes = append(callNodes, [3]*Node{caps["call"], caps["callee"], caps["args"]})
+			n := caps["call"]
+			callNodes = append(callNodes, [3]*Node{n, n.ChildByField("function"), n.ChildByField("arguments")})
 		}
 	})
 	for _, c := range f.Classes {

@@ -26,6 +26,7 @@ var (
 	// Symbol and field names, read once: looking a name up through cgo for every node was
 	// most of the cost of copying a tree.
 	kindNames  []string
+	punct      []bool // anonymous tokens the model never reads: brackets, commas, dots
 	fieldNames []string
 )
 
@@ -36,9 +37,13 @@ func loadLanguage() error {
 		useLibcAllocator()
 		lang = sitter.NewLanguage(python.Language())
 		n := lang.NodeKindCount()
-		kindNames = make([]string, n)
+		kindNames, punct = make([]string, n), make([]bool, n)
 		for id := range n {
 			kindNames[id] = lang.NodeKindForId(uint16(id))
+			switch kindNames[id] {
+			case "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=", "->", "\"", "'", "`", ":=":
+				punct[id] = !lang.NodeKindIsNamed(uint16(id))
+			}
 		}
 		fieldNames = make([]string, lang.FieldCount()+1)
 		for id := 1; id < len(fieldNames); id++ {
@@ -133,6 +138,14 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 	var slab []Node
 	mk := func(parent *Node) *Node {
 		tn := cur.Node()
+		if !tn.IsNamed() && isPunct(tn.KindId()) {
+			if checkErrors && tn.IsMissing() {
+				start := int(tn.StartByte())
+				row, _ := position(lines, start)
+				f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, start), Msg: "missing " + tn.Kind()})
+			}
+			return nil
+		}
 		if len(slab) == 0 {
 			slab = make([]Node, 256)
 		}
@@ -159,28 +172,43 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: n.Row + 1, Col: Column(f.Src, n.Start), Msg: msg})
 		}
-		byID[tn.Id()] = n
+		if queried[n.Kind] {
+			byID[tn.Id()] = n
+		}
 		return n
 	}
+	// stack holds the Go node of each cursor depth (nil for a dropped punctuation leaf).
 	top := mk(nil)
-	node := top
+	stack := []*Node{top}
 	for {
 		if cur.GotoFirstChild() {
-			node = mk(node)
+			stack = append(stack, mk(stack[len(stack)-1]))
 			continue
 		}
 		for {
 			if cur.GotoNextSibling() {
-				node = mk(node.Parent)
+				stack = stack[:len(stack)-1]
+				stack = append(stack, mk(stack[len(stack)-1]))
 				break
 			}
 			if !cur.GotoParent() {
 				return top
 			}
-			node = node.Parent
+			stack = stack[:len(stack)-1]
 		}
 	}
 }
+
+// queried are the kinds the model query captures; only they need a way back from a
+// tree-sitter node to its copy.
+var queried = map[string]bool{
+	"call": true, "function_definition": true, "class_definition": true,
+	"import_statement": true, "import_from_statement": true, "future_import_statement": true,
+}
+
+// isPunct reports anonymous punctuation, which the copy leaves out: it is most of a tree's
+// nodes and nothing reads it (operators and keywords such as `%`, `==`, `not` are kept).
+func isPunct(id uint16) bool { return int(id) < len(punct) && punct[id] }
 
 func symbolName(id uint16) string {
 	if int(id) < len(kindNames) {
