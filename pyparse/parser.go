@@ -41,7 +41,7 @@ func loadLanguage() error {
 		for id := range n {
 			kindNames[id] = lang.NodeKindForId(uint16(id))
 			switch kindNames[id] {
-			case "(", ")", "[", "]", "{", "}", ",", ":", ".", ";", "=", "->", "\"", "'", "`", ":=":
+			case "(", ")", "[", "]", "{", "}", ",", ".", ";", "=", "->", "\"", "'", "`", ":=":
 				punct[id] = !lang.NodeKindIsNamed(uint16(id))
 			}
 		}
