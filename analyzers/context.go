@@ -190,8 +190,8 @@ func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *
 	if cond == nil {
 		return g
 	}
-	g.Text = cond.Text(f.Src)
-	t := g.Text
+	t := cond.Text(f.Src)
+	g.Text = shorten(t)
 	hasMod := cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil
 	switch {
 	case hasMod:
@@ -313,10 +313,10 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	if n.Kind == "for_statement" {
 		iter = n.ChildByField("right").Text(src)
 		target = n.ChildByField("left").Text(src)
-		l.Header = "for " + target + " in " + iter
+		l.Header = shorten("for " + target + " in " + iter)
 	} else {
 		iter = n.ChildByField("condition").Text(src)
-		l.Header = "while " + iter
+		l.Header = shorten("while " + iter)
 	}
 	body := n.ChildByField("body")
 	// Direct evidence first: what the loop iterates, and a step written in its own body. A
@@ -354,6 +354,16 @@ func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 	}
 	iter := n.ChildByField("right").Text(f.Src)
 	return reSetupIter.MatchString(iter) && !reStepIter.MatchString(iter)
+}
+
+// shorten makes source text fit a one-line message: whitespace collapsed, long text cut.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "( ", "("), " )", ")")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:77]) + "..."
+	}
+	return s
 }
 
 func iterHead(iter string) string {

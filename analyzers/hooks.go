@@ -1,6 +1,9 @@
 package analyzers
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // hookKind is how often a framework calls a hook method.
 type hookKind int
@@ -78,12 +81,23 @@ func methodHook(name string, bases []string, stepNames map[string]bool) (hookKin
 	}
 	// Families the class derives from come first, so a Hugging Face Trainer's
 	// training_step is not taken for Lightning's; a distinctive name alone comes last.
-	for pass := 0; pass < 2; pass++ {
-		if k, fw := matchFamilies(name, bases, pass == 1); k != notHook {
-			return k, fw
+	if k, fw := matchFamilies(name, bases, false); k != notHook {
+		return k, fw
+	}
+	k, _ := matchFamilies(name, bases, true)
+	if k == notHook {
+		return notHook, ""
+	}
+	// Known by its name alone: say every framework that calls a hook of that name.
+	var fws []string
+	for _, fam := range hookFamilies {
+		for _, h := range append(append([]string(nil), fam.PerStep...), fam.PerEpoch...) {
+			if h == name && !slices.Contains(fws, fam.Framework) {
+				fws = append(fws, fam.Framework)
+			}
 		}
 	}
-	return notHook, ""
+	return k, strings.Join(fws, " or ")
 }
 
 func matchFamilies(name string, bases []string, byNameAlone bool) (hookKind, string) {

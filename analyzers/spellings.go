@@ -68,7 +68,9 @@ func directCallee(q string) (string, bool) {
 	switch {
 	case recv == "get_accelerator()" || strings.HasSuffix(recv, ".get_accelerator()"):
 		return "get_accelerator().empty_cache", true
-	case recv == "getattr(torch)" || recv == "torch.get_device_module()":
+	case recv == "getattr(torch)":
+		return "getattr(torch, ...).empty_cache", true
+	case recv == "torch.get_device_module()":
 		return q, true
 	case strings.HasPrefix(recv, "torch.") && !strings.Contains(recv, "()"):
 		// torch.<device>.empty_cache for a device backend not listed above.

@@ -22,6 +22,6 @@ def train(loader, model, optimizer, device_type="cuda"):
         t.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache"
         ec()  # want "CL001 torch.cuda.empty_cache"
         cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache"
-        getattr(torch, device_type).empty_cache()  # want "CL001 getattr\\(torch\\).empty_cache"
-        dev.empty_cache()  # want "CL001 getattr\\(torch\\).empty_cache"
+        getattr(torch, device_type).empty_cache()  # want "CL001 getattr\\(torch, \\.\\.\\.\\).empty_cache\\(\\)"
+        dev.empty_cache()  # want "CL001 getattr\\(torch, \\.\\.\\.\\).empty_cache\\(\\)"
         get_accelerator().empty_cache()  # want "CL001 get_accelerator\\(\\).empty_cache"

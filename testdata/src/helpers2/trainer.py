@@ -9,7 +9,7 @@ class TorchTracemalloc:
     def measure(self, loader, model):
         for batch in loader:
             model(batch).backward()
-            self.device_module.empty_cache()  # want "CL001 getattr\\(torch\\).empty_cache"
+            self.device_module.empty_cache()  # want "CL001 getattr\\(torch, \\.\\.\\.\\).empty_cache\\(\\)"
 
 
 class FairseqTrainer:
