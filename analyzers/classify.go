@@ -75,6 +75,22 @@ type Record struct {
 type Classification struct {
 	Records []*Record
 	Graph   *CallGraph
+	// Errors are panics caught while classifying one call, naming its file.
+	Errors []error
+}
+
+// InternalErrors lets the driver report the panics caught here.
+func (c *Classification) InternalErrors() []error { return c.Errors }
+
+// guard runs fn and turns a panic into an internal error naming the file, so the run goes
+// on with the other files and still exits 2.
+func guard(errs *[]error, file string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			*errs = append(*errs, fmt.Errorf("internal error while analysing %s: %v", file, v))
+		}
+	}()
+	fn()
 }
 
 type classifier struct {
@@ -100,7 +116,10 @@ func runClassify(pass *analysis.Pass) (any, error) {
 	}
 	out := &Classification{Graph: g}
 	for _, t := range g.Targets {
-		out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
+		// A bug on one call must not cost the others their classification.
+		guard(&out.Errors, t.File.Path, func() {
+			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
+		})
 	}
 	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
