@@ -28,6 +28,8 @@ var stepLoopNamesFlag string
 
 // reStepFuncName names functions that run one step: `train_step`, `training_step`,
 // `valid_step`, `train_batch`, `run_batch`, `step`, `update_step`, `forward_backward`.
+var reStrongStepName = regexp.MustCompile(`^_*(train_step|training_step|train_batch|train_on_batch|valid_step|validation_step|eval_step|forward_backward|fwd_bwd|forward_backward_step)$`)
+
 var reStepFuncName = regexp.MustCompile(`(?i)^_*(step|(train|training|eval|valid|validation|val|test|predict|inference|infer|update|optim|optimizer|opt|forward_backward|fwd_bwd|run|process|micro)_?(step|batch|iter|iteration)|forward_backward|train_on_batch|fwd_bwd)$`)
 
 func init() {
@@ -315,7 +317,13 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		} else if !hasCallers && reStepFuncName.MatchString(fn.Name) {
 			// An uncalled function is usually an entry point that runs once (main, a test);
 			// only one named for a step, that runs a step, is taken to run once per step.
-			if why := a.runsStep(f, fn.Body, 0); why != "" && !a.funcHasStepLoop(&funcRef{f, fn}) {
+			why := a.runsStep(f, fn.Body, 0)
+			if why == "" && reStrongStepName.MatchString(fn.Name) {
+				// fairseq's Trainer.train_step delegates the step to its task: the name is
+				// the evidence (its callers are in files not searched for a method name).
+				why = "its name says so"
+			}
+			if why != "" && !a.funcHasStepLoop(&funcRef{f, fn}) {
 				base = PerIteration
 				r.Hook = "step function"
 				r.Reason = fmt.Sprintf("in `%s`, which runs a training step (%s), so it runs once per step", fn.Name, why)
