@@ -160,9 +160,6 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if fn == nil {
 		callers = nil
 	}
-	if len(via) == 0 && len(callers) > 0 {
-		r.Role = "helper_body"
-	}
 	a.frequency(f, fn, lc, r, len(callers) > 0)
 	if gt := inh.gate; gt != nil && (r.Frequency == PerIteration || r.Frequency == Unknown) {
 		r.Frequency, r.Gate, r.Period = Periodic, gt, gt.Period
@@ -187,7 +184,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if r.Frequency != Once && !innerOnly || len(callers) == 0 || count > maxRecordsPerTarget {
 		return recs
 	}
-	// Runs once (or a few times) per call of fn: the callers decide.
+	// Runs once (or a few times) per call of fn: the callers decide, and a direct call here
+	// is a helper's own body.
+	if len(via) == 0 {
+		r.Role = "helper_body"
+	}
 	if innerOnly {
 		r.Reason = fmt.Sprintf("runs on every iteration of the loop at line %d (`%s`) per call of %s(); classified at its %d call site(s)",
 			lc.Loops[0].Node.Line(), lc.Loops[0].Header, fn.Name, len(callers))
