@@ -156,9 +156,15 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if len(via) == 0 {
 		r.Callee = t.Spelling
 	}
-	callers := a.g.Callers[fn]
-	if fn == nil {
-		callers = nil
+	// Callers other than fn itself: a retry that calls the function again from its own
+	// OOM handler says nothing about how often it runs.
+	var callers []*Edge
+	if fn != nil {
+		for _, e := range a.g.Callers[fn] {
+			if e.Call.Function != fn {
+				callers = append(callers, e)
+			}
+		}
 	}
 	a.frequency(f, fn, lc, r, len(callers) > 0)
 	if gt := inh.gate; gt != nil && (r.Frequency == PerIteration || r.Frequency == Unknown) {
@@ -324,7 +330,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 				// the evidence (its callers are in files not searched for a method name).
 				why = "its name says so"
 			}
-			if why != "" && !a.funcHasStepLoop(&funcRef{f, fn}) {
+			// A loop inside `train_step` runs micro-batches of the one step; elsewhere a
+			// function that loops over steps itself is a training loop, not one step.
+			if why != "" && (reStrongStepName.MatchString(fn.Name) || !a.funcHasStepLoop(&funcRef{f, fn})) {
 				base = PerIteration
 				r.Hook = "step function"
 				r.Reason = fmt.Sprintf("in `%s`, which runs a training step (%s), so it runs once per step", fn.Name, why)

@@ -198,24 +198,32 @@ func findRetry(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node,
 	if tryBody == nil {
 		return nil, nil
 	}
+	// The failed work is the first statement of the try body that does any: what comes
+	// after it (`_adjust_batch_size(...)` in Lightning's batch-size finder) is bookkeeping
+	// the handler may well do again without retrying anything.
 	work := map[string]*pyparse.Node{}
-	walkOwn(tryBody, func(m *pyparse.Node) {
-		if m.Kind != "call" {
-			return
-		}
-		if _, ok := clears[m]; ok {
-			return
-		}
-		c := f.CallOf(m)
-		if c == nil {
-			return
-		}
-		if q := g.Project.qualifiedCallee(f, c); q != "" && isWork(q) {
-			if _, seen := work[q]; !seen {
-				work[q] = m
+	for _, stmt := range tryBody.NamedChildren() {
+		walkOwn(stmt, func(m *pyparse.Node) {
+			if m.Kind != "call" {
+				return
 			}
+			if _, ok := clears[m]; ok {
+				return
+			}
+			c := f.CallOf(m)
+			if c == nil {
+				return
+			}
+			if q := g.Project.qualifiedCallee(f, c); q != "" && isWork(q) {
+				if _, seen := work[q]; !seen {
+					work[q] = m
+				}
+			}
+		})
+		if len(work) > 0 {
+			break
 		}
-	})
+	}
 	self := f.EnclosingFunction(try)
 	walkOwn(handler, func(m *pyparse.Node) {
 		if retry != nil || m.Kind != "call" {
