@@ -167,7 +167,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		}
 	}
 	a.frequency(f, fn, lc, r, len(callers) > 0)
-	if gt := inh.gate; gt != nil && (r.Frequency == PerIteration || r.Frequency == Unknown) {
+	if gt := inh.gate; gt != nil && r.Frequency == PerIteration {
 		r.Frequency, r.Gate, r.Period = Periodic, gt, gt.Period
 		r.Reason += fmt.Sprintf("; the helper calls it only when `%s`", gt.Text)
 	}
@@ -297,6 +297,12 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 					break
 				}
 			}
+			// A loop over layers or tensors inside a per-batch hook runs every step.
+			if base == Unknown && fn != nil {
+				if kind, _, _ := a.hookOf(f, fn); kind == perStepHook {
+					base = PerIteration
+				}
+			}
 		}
 		r.Loop = gov
 		switch base {
@@ -353,7 +359,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		}
 		switch g.Kind {
 		case periodicGate:
-			if base == PerIteration || base == Unknown {
+			// Only a step loop (or a per-step hook) is thinned to periodic; a memory
+			// check in a start-up loop over parameters stays what the loop is.
+			if base == PerIteration {
 				base, r.Gate, r.Period = Periodic, g, g.Period
 				r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
 			}

@@ -22,7 +22,10 @@ type loop struct {
 	Node   *pyparse.Node
 	Kind   loopKind
 	Header string // "for batch in train_loader"
-	Why    string // why it was classified so
+	// Names is the loop's target and the last name of what it iterates ("name model_names"),
+	// for judging whether it loops over models.
+	Names string
+	Why   string // why it was classified so
 }
 
 // gateKind says how a condition around the call thins out how often it runs.
@@ -236,6 +239,15 @@ func conjunctionKind(f *pyparse.File, cond *pyparse.Node) gateKind {
 		}
 	}
 	t := cond.Text(f.Src)
+	if cond.Kind == "comparison_operator" && cond.HasChild("==") && !cond.HasChild("!=") && !strings.Contains(t, "%") &&
+		cond.Find(func(n *pyparse.Node) bool { return n.Kind == "string" }) == nil {
+		// `iteration - start == warmup_steps`, `step == 0`: true once (per pass of the loop
+		// when the loop's own variable is compared).
+		if loopVarCompared(f, cond) {
+			return onceGate
+		}
+		return initGate
+	}
 	switch {
 	case reInitGate.MatchString(t):
 		return initGate
@@ -314,6 +326,11 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 		iter = n.ChildByField("right").Text(src)
 		target = n.ChildByField("left").Text(src)
 		l.Header = shorten("for " + target + " in " + iter)
+		l.Names = target + " " + iterHead(iter)
+		// `tqdm(pipelines)` iterates what it wraps: judge that.
+		if m := reWrapped.FindStringSubmatch(iter); m != nil && !reStepIter.MatchString(m[1]) && reModelLoopIter.MatchString(m[1]) {
+			iter = m[1]
+		}
 	} else {
 		iter = n.ChildByField("condition").Text(src)
 		l.Header = shorten("while " + iter)
@@ -365,6 +382,11 @@ func shorten(s string) string {
 	}
 	return s
 }
+
+var (
+	reWrapped       = regexp.MustCompile(`^\s*(?:tqdm|enumerate|track|progress_bar)\((?:tqdm\()?\s*([^,()]+)`)
+	reModelLoopIter = regexp.MustCompile(`(?i)model|pipeline|pipes\b|stage|checkpoint|ckpt|adapter|config|variant`)
+)
 
 func iterHead(iter string) string {
 	iter = strings.TrimSpace(iter)

@@ -24,8 +24,6 @@ type project struct {
 	classes map[string][]classRef
 	// names bound by simple assignment at any level of a file: name -> dotted expression.
 	assigns map[*pyparse.File]map[string]string
-	// methodsByName caches uniqueMethod.
-	methodsByName map[string]*funcRef
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
 	byBase   map[string][]string
 	modCache map[string]string
@@ -61,7 +59,6 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 func (p *project) reindex() {
 	p.classes = map[string][]classRef{}
 	p.assigns = map[*pyparse.File]map[string]string{}
-	p.methodsByName = map[string]*funcRef{}
 	for _, f := range p.res.Files {
 		for _, c := range f.Classes {
 			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
@@ -272,15 +269,15 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 	}
 	q, imported := f.Aliases[head]
 	if !imported {
-		// A method called on an instance: `trainer = Trainer(cfg); trainer.train_step(b)`,
-		// or on any object when exactly one project class defines a method of that name.
+		// A method called on an instance whose class is plain to see:
+		// `trainer = Trainer(cfg); trainer.train_step(b)`. A method name alone is no
+		// evidence: `model.generate(...)` is Hugging Face's, whatever the project defines.
 		if hasRest && !strings.Contains(rest, ".") {
 			if a, ok := p.assigns[f][head]; ok && strings.HasSuffix(a, "()") {
 				if cr := p.lookupClass(f, strings.TrimSuffix(a, "()")); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}
 			}
-			return p.uniqueMethod(rest)
 		}
 		return nil
 	}
@@ -328,31 +325,6 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 
 // osPath maps a module file (as moduleFile returns it) to its key in the parse result.
 func (p *project) osPath(display string) string { return display }
-
-// uniqueMethod returns the method of that name when exactly one parsed project class defines
-// it (dunder methods and very short names are too generic to guess).
-func (p *project) uniqueMethod(name string) *funcRef {
-	if len(name) < 5 || strings.HasPrefix(name, "__") {
-		return nil
-	}
-	if r, ok := p.methodsByName[name]; ok {
-		return r
-	}
-	var found *funcRef
-	for _, f := range p.res.Files {
-		for _, c := range f.Classes {
-			if m := c.Methods[name]; m != nil {
-				if found != nil {
-					p.methodsByName[name] = nil
-					return nil
-				}
-				found = &funcRef{f, m}
-			}
-		}
-	}
-	p.methodsByName[name] = found
-	return found
-}
 
 func methodClass(scope *pyparse.Function) *pyparse.Class {
 	for s := scope; s != nil; s = s.Parent {

@@ -26,8 +26,9 @@ var (
 	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
 	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
 	reModelLoop    = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
-	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload`)
-	reGAN          = regexp.MustCompile(`(?i)discriminator|generator|netD|netG|optimizer_[GD]\b|opt_[gd]\b|train_d\b|train_g\b|d_step|g_step`)
+	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model`)
+	reGANGen       = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
+	reGANDisc      = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
 	reMeasure      = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
 	reDiagName     = regexp.MustCompile(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
 	reRoute        = regexp.MustCompile(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
@@ -105,7 +106,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		return ModelSwitch, why
 	}
 	for _, l := range lc.Loops {
-		if l.Kind != stepLoop && reModelLoop.MatchString(l.Header) {
+		if l.Kind != stepLoop && reModelLoop.MatchString(l.Names) {
 			return ModelSwitch, fmt.Sprintf("in the loop over models at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
 	}
@@ -307,14 +308,15 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 			}
 		}
 	}
-	var gan int
+	// Both a generator and a discriminator around the call (a `generator=` keyword of a
+	// diffusion pipeline alone is no GAN). The statement's first line is enough.
+	gen, disc := false, false
 	for _, s := range append(before, after...) {
-		// The statement's first line: a whole loop's text would be scanned for nothing.
-		if reGAN.MatchString(firstLine(s.Text(src))) {
-			gan++
-		}
+		t := firstLine(s.Text(src))
+		gen = gen || reGANGen.MatchString(t)
+		disc = disc || reGANDisc.MatchString(t)
 	}
-	if gan >= 2 {
+	if gen && disc {
 		return "between generator and discriminator training"
 	}
 	return ""
