@@ -37,15 +37,15 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
-	fs.StringVar(&c.configPath, "config", "", "configuration file (pyproject.toml, cachelint.toml or .cachelint.toml)")
+	fs.StringVar(&c.configPath, "config", "", "configuration `FILE` (pyproject.toml, cachelint.toml or .cachelint.toml)")
 	fs.BoolVar(&c.noConfig, "no-config", false, "ignore every configuration file")
-	fs.Var(&c.exclude, "exclude", "globs to exclude, replacing the defaults (comma-separated, repeatable)")
-	fs.Var(&c.extendExclude, "extend-exclude", "globs to exclude in addition to the defaults")
+	fs.Var(&c.exclude, "exclude", "`GLOBS` to exclude, replacing the defaults (comma-separated, repeatable)")
+	fs.Var(&c.extendExclude, "extend-exclude", "`GLOBS` to exclude in addition to the defaults")
 	fs.BoolVar(&c.respectGitignore, "respect-gitignore", true, "skip files ignored by .gitignore")
 	fs.BoolVar(&c.forceExclude, "force-exclude", false, "apply excludes to files named on the command line too (for pre-commit)")
-	fs.IntVar(&c.jobs, "jobs", 0, "parallel parsers (default: number of CPUs)")
+	fs.IntVar(&c.jobs, "jobs", 0, "`N` parallel parsers (default: number of CPUs)")
 	fs.BoolVar(&c.verbose, "verbose", false, "print what was read and parsed, and how long it took, to stderr")
-	fs.StringVar(&c.projectRoot, "project-root", "", "directory indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
+	fs.StringVar(&c.projectRoot, "project-root", "", "`DIR` indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
 }
 
 func (c *commonFlags) isSet(name string) bool {

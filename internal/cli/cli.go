@@ -144,9 +144,22 @@ func newFlagSet(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	fs.Usage = func() {}
 	usagePrinters[fs] = func() {
 		fmt.Fprintf(stdout, "Usage: cachelint %s\n\nFlags:\n", synopsis)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		// ruff-style double dashes (both spellings parse).
+		fs.VisitAll(func(f *flag.Flag) {
+			name, usage := flag.UnquoteUsage(f)
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-"
+			}
+			line := "  " + dash + f.Name
+			if name != "" {
+				line += " " + strings.ToUpper(name)
+			}
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+				usage += " (default " + f.DefValue + ")"
+			}
+			fmt.Fprintf(stdout, "%-28s %s\n", line, usage)
+		})
 	}
 	return fs
 }
