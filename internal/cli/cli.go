@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -50,6 +52,12 @@ Run 'cachelint check --help' for the flags of check.
 
 // Run runs cachelint with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Parsed trees are most of the heap and live until the end of the run; collecting at
+	// 50% growth instead of 100% costs no time here and less memory. Measured on diffusers
+	// (2092 files, 308 parsed): peak RSS 571 MB -> 478 MB, 5.5 s -> 5.3 s. GOGC wins when set.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 	err := run(ctx, args, stdout, stderr)
 	if err == nil {
 		return exitClean
