@@ -225,6 +225,9 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		if e.Call.Function != nil && visited[e.Call.Function] {
 			continue
 		}
+		if closedFor(f, fn, lc, e) {
+			continue // this call's literal arguments keep the helper from emptying the cache
+		}
 		chain := append([]*Edge{e}, via...)
 		more := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs))
 		recs = append(recs, more...)
@@ -259,6 +262,16 @@ func dedupe(recs []*Record) []*Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// closedFor reports whether one of the helper's own gates is false for this call of it.
+func closedFor(hf *pyparse.File, fn *pyparse.Function, lc *localContext, e *Edge) bool {
+	for _, g := range lc.Gates {
+		if gateClosedAt(hf, fn, g, e.File, e.Call) {
+			return true
+		}
+	}
+	return false
 }
 
 func ruleFor(r *Record) string {

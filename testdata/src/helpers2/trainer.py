@@ -1,4 +1,5 @@
 import torch
+from accelerate.hooks import ModelHook
 from transformers import Trainer
 
 
@@ -71,3 +72,22 @@ class DelegatingTrainer:
         if self.cfg.empty_cache_freq > 0 and self.get_num_updates() % self.cfg.empty_cache_freq == 0:
             torch.cuda.empty_cache()  # want "CL002 torch.cuda.empty_cache\\(\\) runs periodically in `train_step`"
         return logs
+
+
+def set_tensor_to_device(module, name, device, clear_cache=True):
+    setattr(module, name, getattr(module, name).to(device))
+    if clear_cache and device not in ("cpu", "meta"):
+        torch.cuda.empty_cache()
+
+
+class AlignHook(ModelHook):
+    def pre_forward(self, module):
+        for name in self.tensor_names:
+            set_tensor_to_device(module, name, "cuda:0")  # want "CL001 set_tensor_to_device\\(\\) runs on every iteration of the loop at line 85"
+        return module
+
+    def post_forward(self, module):
+        for name in self.tensor_names:
+            set_tensor_to_device(module, name, "meta")  # "meta": the helper never clears
+            set_tensor_to_device(module, name, "cuda:0", clear_cache=False)  # never clears
+        return module
