@@ -117,15 +117,15 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			nd.Field = fieldNames[fid]
 		}
 		nd.Start, nd.End = int(e.start), int(e.end)
-		nd.Row, nd.Col = position(lines, nd.Start)
-		nd.EndRow, nd.EndCol = position(lines, nd.End)
+		row, _ := position(lines, nd.Start)
+		nd.Row = int32(row)
 		if k := int(kids[i]); k > 0 {
 			nd.Children, backing = backing[:0:k], backing[k:]
 		}
 		if p := int(e.parent); p >= 0 {
 			par := &nodes[index[p]]
 			nd.Parent = par
-			nd.Index = len(par.Children)
+			nd.Index = int32(len(par.Children))
 			par.Children = append(par.Children, nd)
 		}
 		if checkErrors && (nd.Kind == "ERROR" || e.missing != 0) {
@@ -133,7 +133,7 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			if nd.Kind != "ERROR" {
 				msg = "missing " + nd.Kind
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: nd.Row + 1, Col: Column(f.Src, nd.Start), Msg: msg})
+			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, nd.Start), Msg: msg})
 		}
 		if queried[nd.Kind] {
 			byID[uintptr(e.id)] = nd

@@ -7,22 +7,20 @@ import (
 
 // Node is a Go copy of one tree-sitter node. Kinds and field names are tree-sitter-python's
 // (`for_statement`, `call`, `attribute`, field `body`, ...). Anonymous nodes (keywords,
-// operators, punctuation) are kept with Named false, so operators such as `%` or `==` can be
-// read; Children holds both kinds in source order.
+// operators) are kept with Named false, so operators such as `%` or `==` can be read;
+// punctuation is left out. Children holds both kinds in source order. Nodes are most of
+// the memory of a run, so they carry only what is read: columns come from File.Position.
 type Node struct {
 	Kind     string
 	Field    string // field name in the parent, "" when none
-	Named    bool
-	Start    int // byte offset
-	End      int // byte offset, exclusive
-	Row      int // 0-based start row
-	Col      int // 0-based start column, in bytes
-	EndRow   int
-	EndCol   int
+	Start    int    // byte offset
+	End      int    // byte offset, exclusive
 	Parent   *Node
 	Children []*Node
+	Row      int32 // 0-based start row
 	// Index is the node's position in Parent.Children.
-	Index int
+	Index int32
+	Named bool
 }
 
 // Text returns the node's source text.
@@ -34,7 +32,7 @@ func (n *Node) Text(src []byte) string {
 }
 
 // Line is the 1-based line the node starts on.
-func (n *Node) Line() int { return n.Row + 1 }
+func (n *Node) Line() int { return int(n.Row) + 1 }
 
 // ChildByField returns the first child with the given field name.
 func (n *Node) ChildByField(field string) *Node {
@@ -87,7 +85,7 @@ func (n *Node) PrevNamedSibling() *Node {
 	if n == nil || n.Parent == nil {
 		return nil
 	}
-	for i := n.Index - 1; i >= 0; i-- {
+	for i := int(n.Index) - 1; i >= 0; i-- {
 		if c := n.Parent.Children[i]; c.Named {
 			return c
 		}
@@ -100,7 +98,7 @@ func (n *Node) NextNamedSibling() *Node {
 	if n == nil || n.Parent == nil {
 		return nil
 	}
-	for i := n.Index + 1; i < len(n.Parent.Children); i++ {
+	for i := int(n.Index) + 1; i < len(n.Parent.Children); i++ {
 		if c := n.Parent.Children[i]; c.Named {
 			return c
 		}

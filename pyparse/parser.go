@@ -158,11 +158,11 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 		}
 		start, end := tn.ByteRange()
 		n.Start, n.End = int(start), int(end)
-		n.Row, n.Col = position(lines, n.Start)
-		n.EndRow, n.EndCol = position(lines, n.End)
+		row, _ := position(lines, n.Start)
+		n.Row = int32(row)
 		n.Parent = parent
 		if parent != nil {
-			n.Index = len(parent.Children)
+			n.Index = int32(len(parent.Children))
 			parent.Children = append(parent.Children, n)
 		}
 		if checkErrors && (n.Kind == "ERROR" || tn.IsMissing()) {
@@ -170,7 +170,7 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			if n.Kind != "ERROR" {
 				msg = "missing " + n.Kind
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: n.Row + 1, Col: Column(f.Src, n.Start), Msg: msg})
+			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, n.Start), Msg: msg})
 		}
 		if queried[n.Kind] {
 			byID[tn.Id()] = n

@@ -183,7 +183,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 					if n.Parent != nil {
 						par = n.Parent.Start
 					}
-					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d %d:%d-%d:%d p%d i%d", n.Kind, n.Field, n.Named, n.Start, n.End, n.Row, n.Col, n.EndRow, n.EndCol, par, n.Index))
+					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind, n.Field, n.Named, n.Start, n.End, n.Row, par, n.Index))
 					return true
 				}
 			}
