@@ -528,7 +528,7 @@ func importedFiles(g *CallGraph, f *pyparse.File) []*pyparse.File {
 		}
 		for _, m := range mods {
 			if p := g.Project.moduleFile(f, m); p != "" {
-				if t := res.ByPath[g.Project.osPath(p)]; t != nil && t != f {
+				if t := res.ByPath[p]; t != nil && t != f {
 					out = append(out, t)
 					break
 				}

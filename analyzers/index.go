@@ -304,7 +304,7 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 		if file == "" {
 			continue
 		}
-		target := p.res.ByPath[p.osPath(file)]
+		target := p.res.ByPath[file]
 		if target == nil {
 			return nil // the module exists but mentions no helper name: cannot be a helper
 		}
@@ -322,9 +322,6 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 	}
 	return nil
 }
-
-// osPath maps a module file (as moduleFile returns it) to its key in the parse result.
-func (p *project) osPath(display string) string { return display }
 
 func methodClass(scope *pyparse.Function) *pyparse.Class {
 	for s := scope; s != nil; s = s.Parent {
@@ -361,7 +358,7 @@ func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 		parts := strings.Split(q, ".")
 		if len(parts) > 1 {
 			if file := p.moduleFile(f, strings.Join(parts[:len(parts)-1], ".")); file != "" {
-				if t := p.res.ByPath[p.osPath(file)]; t != nil {
+				if t := p.res.ByPath[file]; t != nil {
 					return p.classIn(t, name)
 				}
 			}

@@ -3,6 +3,7 @@ package pyparse
 import (
 	"context"
 	"fmt"
+	sitter "github.com/tree-sitter/go-tree-sitter"
 	"os"
 	"strings"
 	"testing"
@@ -196,5 +197,78 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 				t.Fatalf("ids %d/%d errors %v / %v", len(ia), len(ib), fa.Errors, fb.Errors)
 			}
 		})
+	}
+}
+
+// convert copies the tree-sitter tree into Go Nodes with a Go-side cursor walk through the
+// official binding: the oracle TestFlattenMatchesCursorWalk holds flatten (one C call per
+// file) to.
+func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
+	cur := root.Walk()
+	defer cur.Close()
+	lines := lineStarts(f.Src)
+	f.lines = lines
+	checkErrors := root.HasError()
+	var slab []Node
+	mk := func(parent *Node) *Node {
+		tn := cur.Node()
+		if !tn.IsNamed() && isPunct(tn.KindId()) {
+			if checkErrors && tn.IsMissing() {
+				start := int(tn.StartByte())
+				row, _ := position(lines, start)
+				f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, start), Msg: "missing " + tn.Kind()})
+			}
+			return nil
+		}
+		if len(slab) == 0 {
+			slab = make([]Node, 256)
+		}
+		n := &slab[0]
+		slab = slab[1:]
+		kind := tn.KindId()
+		n.Kind, n.Named = symbolName(kind), tn.IsNamed()
+		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
+			n.Field = fieldNames[fid]
+		}
+		start, end := tn.ByteRange()
+		n.Start, n.End = int(start), int(end)
+		row, _ := position(lines, n.Start)
+		n.Row = int32(row)
+		n.Parent = parent
+		if parent != nil {
+			n.Index = int32(len(parent.Children))
+			parent.Children = append(parent.Children, n)
+		}
+		if checkErrors && (n.Kind == "ERROR" || tn.IsMissing()) {
+			msg := "invalid syntax"
+			if n.Kind != "ERROR" {
+				msg = "missing " + n.Kind
+			}
+			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, n.Start), Msg: msg})
+		}
+		if queried[n.Kind] {
+			byID[tn.Id()] = n
+		}
+		return n
+	}
+	// stack holds the Go node of each cursor depth (nil for a dropped punctuation leaf).
+	top := mk(nil)
+	stack := []*Node{top}
+	for {
+		if cur.GotoFirstChild() {
+			stack = append(stack, mk(stack[len(stack)-1]))
+			continue
+		}
+		for {
+			if cur.GotoNextSibling() {
+				stack = stack[:len(stack)-1]
+				stack = append(stack, mk(stack[len(stack)-1]))
+				break
+			}
+			if !cur.GotoParent() {
+				return top
+			}
+			stack = stack[:len(stack)-1]
+		}
 	}
 }

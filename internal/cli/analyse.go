@@ -65,8 +65,7 @@ type project struct {
 	parsed  *pyparse.Result
 	cls     *analyzers.Classification
 	sources map[string][]byte
-	periods map[string]int // CL002 gate periods by findingKey
-	nbMu    sync.Mutex     // readFile runs on the parse workers
+	nbMu    sync.Mutex // readFile runs on the parse workers
 	nb      map[string]*notebookInfo
 }
 
@@ -131,7 +130,7 @@ func analyse(ctx context.Context, paths []string, c *commonFlags, stderr io.Writ
 		wopts.ForceExclude = c.forceExclude
 	}
 
-	pr := &project{cwd: cwd, root: root, cfg: cfg, report: map[string]bool{}, files: map[string]walk.File{}, sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, periods: map[string]int{}}
+	pr := &project{cwd: cwd, root: root, cfg: cfg, report: map[string]bool{}, files: map[string]walk.File{}, sources: map[string][]byte{}, nb: map[string]*notebookInfo{}}
 	reportFiles, warnings, err := walk.Files(paths, wopts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}

@@ -137,7 +137,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if profile != nil {
 		for i := range rep.Findings {
 			f := &rep.Findings[i]
-			f.Cost = profile.FindingCost(f.Code, pr.periodOf(f))
+			f.Cost = profile.FindingCost(f.Code, f.Period)
 		}
 	}
 
@@ -368,7 +368,7 @@ func (pr *project) finding(a *analysis.Analyzer, d analysis.Diagnostic) *report.
 	if n, ok := pr.res.Results[a].(noter); ok {
 		if note, ok := n.NoteFor(d.Pos, d.Category); ok {
 			f.Label, f.Help, f.Function, f.Snippet = note.Label, note.Help, note.Function, note.Snippet
-			pr.periods[findingKey(f)] = note.Period
+			f.Period = note.Period
 		}
 	}
 	for _, r := range d.Related {

@@ -20,6 +20,10 @@ func TestCostProfile(t *testing.T) {
 	if !strings.Contains(out.String(), "= cost: ~") || !strings.Contains(out.String(), "NVIDIA H200") {
 		t.Errorf("text output has no cost line:\n%s", out.String())
 	}
+	// The CL002 finding's gate period (step % 100) reaches the cost line.
+	if !strings.Contains(out.String(), "per step at one call every 100 steps on NVIDIA H200") {
+		t.Errorf("CL002 cost line lacks the gate's period:\n%s", out.String())
+	}
 	out.Reset()
 	code = Run(context.Background(), []string{"check", "--no-config", "--format", "json", "--cost-profile", profile, "../../examples/train.py"}, &out, &errb)
 	if code != 1 {

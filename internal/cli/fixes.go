@@ -15,12 +15,6 @@ import (
 	"github.com/cachelint/cachelint/pyparse"
 )
 
-func findingKey(f *report.Finding) string {
-	return fmt.Sprintf("%s:%d:%d:%s", f.File, f.Line, f.Column, f.Code)
-}
-
-func (pr *project) periodOf(f *report.Finding) int { return pr.periods[findingKey(f)] }
-
 func (pr *project) writeBaseline(path string, rep *report.Report, root string, stderr io.Writer) error {
 	var buf bytes.Buffer
 	if err := baseline.Write(&buf, rep.Findings, root); err != nil {

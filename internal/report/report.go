@@ -69,6 +69,8 @@ type Finding struct {
 	Function string
 	// Snippet is the normalised source of the reported statement, for fingerprints.
 	Snippet string
+	// Period is a CL002 gate's period (0 when unknown), for the cost line.
+	Period int
 }
 
 // Report is what one `check` run produced.
