@@ -52,6 +52,26 @@ type Replay struct {
 	Free          Stat `json:"free_us"`
 	FreeUnwritten Stat `json:"free_unwritten_us"`
 	Alloc         Stat `json:"alloc_us"`
+	// FreeSamples are the written free passes in the order they ran.
+	FreeSamples []float64 `json:"free_samples_us,omitempty"`
+	// Processes are the replay's medians in each process it ran in: this one first, then
+	// the fresh ones (--processes). The estimate uses their median.
+	Processes []ProcessReplay `json:"processes,omitempty"`
+}
+
+// acrossProcesses summarises the free and re-allocation passes over the processes the
+// replay ran in; with one process, over that process's passes.
+func (r Replay) acrossProcesses() (free, alloc Stat) {
+	var fs, as []float64
+	for _, pr := range r.Processes {
+		if pr.Error == "" {
+			fs, as = append(fs, pr.FreeUs), append(as, pr.AllocUs)
+		}
+	}
+	if len(fs) < 2 {
+		return r.Free, r.Alloc
+	}
+	return statOf(fs), statOf(as)
 }
 
 // Measurements are the probe's raw figures, all in microseconds.
@@ -78,6 +98,11 @@ const (
 	probeBudget    = 13 * time.Second
 	maxCurveSize   = 4 * gib
 	replayFraction = 0.5 // of free memory, so the probe never crowds another process out
+	// The replay runs at least replayMinPasses passes and goes on, up to replayMaxPasses,
+	// until replayTime has passed.
+	replayMinPasses = 7
+	replayMaxPasses = 41
+	replayTime      = time.Second
 )
 
 // curveSizes are the allocation sizes timed, from the small pool's 2 MiB segment up to
@@ -565,8 +590,11 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / r.Scale }
 	// Pass 0 warms up; then written and unwritten passes alternate, so drift hits both.
+	// The driver's free cost drifts between fast and slow phases (docs/probe.md), so the
+	// passes go on for replayTime, not for a fixed count, and keep their samples.
 	var fs, fu, as []float64
-	for i := 0; i < 7; i++ {
+	start := p.now()
+	for i := 0; i < replayMaxPasses; i++ {
 		written := i%2 == 1
 		if written {
 			if err := write(); err != nil {
@@ -590,7 +618,7 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 			fu = append(fu, us(df))
 			as = append(as, us(da))
 		}
-		if i >= 2 && p.late() {
+		if i >= 2 && (p.late() || (i >= replayMinPasses && p.now().Sub(start) > replayTime)) {
 			break
 		}
 	}
@@ -598,5 +626,6 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 		return r, err
 	}
 	r.Free, r.FreeUnwritten, r.Alloc = statOf(fs), statOf(fu), statOf(as)
+	r.FreeSamples = fs
 	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -30,9 +31,16 @@ Flags:
   --device N         GPU to probe (default 0)
   --reserved-gb GB   workload: GiB the caching allocator holds (default 8)
   --segments N       workload: segments it holds (default 100)
-  --torch-stats FILE workload: JSON of torch.cuda.memory_stats() taken where
-                     empty_cache() runs (see docs/probe.md)
+  --torch-stats FILE workload: JSON of torch.cuda.memory_snapshot() (exact) or
+                     torch.cuda.memory_stats() taken where empty_cache() runs
+                     (see docs/probe.md)
+  --sync-ms MS       what one torch.cuda.synchronize() per step costs your loop
+                     (step time with it minus without); replaces the probe's
+                     synthetic pipeline bubble, which is a lower bound
   --step-ms MS       your training step time, to express the cost as a share of it
+  --processes N      replay the workload in this process and N-1 fresh ones and
+                     take the median (default 3; the driver's free cost differs
+                     from process to process)
   --json FILE        write the cost profile (for cachelint check --cost-profile)
   --no-progress      no progress line, even on a terminal
 `
@@ -43,6 +51,8 @@ type probeOptions struct {
 	segments   int
 	torchStats string
 	stepMs     float64
+	syncMs     float64 // < 0: not given
+	processes  int
 	jsonPath   string
 	noProgress bool
 }
@@ -57,6 +67,8 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 	fs.IntVar(&o.segments, "segments", defaultSegments, "")
 	fs.StringVar(&o.torchStats, "torch-stats", "", "")
 	fs.Float64Var(&o.stepMs, "step-ms", 0, "")
+	fs.Float64Var(&o.syncMs, "sync-ms", -1, "")
+	fs.IntVar(&o.processes, "processes", defaultProcesses, "")
 	fs.StringVar(&o.jsonPath, "json", "", "")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -73,8 +85,16 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 	if o.device < 0 {
 		return o, Workload{}, fmt.Errorf("%w: --device must be 0 or more, got %d", errUsage, o.device)
 	}
-	if o.stepMs < 0 {
-		return o, Workload{}, fmt.Errorf("%w: --step-ms must be positive, got %v", errUsage, o.stepMs)
+	if o.processes < 1 || o.processes > 10 {
+		return o, Workload{}, fmt.Errorf("%w: --processes must be 1 to 10, got %d", errUsage, o.processes)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"step-ms", o.stepMs}, {"sync-ms", o.syncMs}} {
+		if set[f.name] && (f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0)) {
+			return o, Workload{}, fmt.Errorf("%w: --%s must be 0 or more milliseconds, got %v", errUsage, f.name, f.v)
+		}
 	}
 	if o.torchStats != "" {
 		if set["reserved-gb"] || set["segments"] {
@@ -97,6 +117,9 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 // RunProbe implements `cachelint probe [flags]`; args exclude the word "probe". It returns
 // the exit code (0 ok, 2 error); errors are one line on stderr.
 func RunProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if payload := os.Getenv(replayEnv); payload != "" {
+		return runReplayChild(ctx, payload, stdout, stderr)
+	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "cachelint probe: "+oneLine(err.Error()))
 		return 2
@@ -112,7 +135,7 @@ func RunProbe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return fail(err)
 	}
-	prof, err := probe(ctx, o, w, progressFunc(stderr, o.noProgress))
+	prof, err := probe(ctx, o, w, progressFunc(stderr, o.noProgress, 6+o.processes))
 	if err != nil {
 		return fail(err)
 	}
@@ -131,7 +154,7 @@ func oneLine(s string) string {
 
 // progressFunc returns a reporter that rewrites one status line on a terminal and does
 // nothing elsewhere, so logs and pipes stay clean.
-func progressFunc(w io.Writer, off bool) func(string) {
+func progressFunc(w io.Writer, off bool, steps int) func(string) {
 	f, ok := w.(*os.File)
 	if off || !ok || (!isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd())) {
 		return nil
@@ -143,7 +166,7 @@ func progressFunc(w io.Writer, off bool) func(string) {
 			fmt.Fprint(w, "\r\033[K")
 			return
 		}
-		fmt.Fprintf(w, "\r\033[K[%d/7] %s…", n, step)
+		fmt.Fprintf(w, "\r\033[K[%d/%d] %s…", n, steps, step)
 	}
 }
 
@@ -175,11 +198,22 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 				Driver:       driver,
 				Workload:     w,
 				Measurements: m,
-				Estimate:     estimate(m, w, o.stepMs),
-				Notes:        p.notes,
+				Estimate:     estimate(m, w, o.stepMs, o.syncMs),
+				Notes:        append(append([]string(nil), w.Notes...), p.notes...),
 			}
 			if cerr := p.close(); cerr != nil {
 				return nil, fmt.Errorf("releasing probe resources: %w", cerr)
+			}
+			if o.processes > 1 {
+				r := &prof.Measurements.Replay
+				r.Processes = append([]ProcessReplay{processReplayOf(*r)},
+					freshReplays(ctx, o.device, w, o.processes, p.deadline, p.now, progress)...)
+				for _, pr := range r.Processes[1:] {
+					if pr.Error != "" {
+						prof.Notes = append(prof.Notes, "replay in a fresh process failed: "+pr.Error)
+					}
+				}
+				prof.Estimate = estimate(prof.Measurements, w, o.stepMs, o.syncMs)
 			}
 			return prof, nil
 		}
@@ -231,13 +265,28 @@ func printTable(out io.Writer, p *CostProfile) {
 	row(fmt.Sprintf("free %d written segments (%s)", r.Segments, formatBytes(r.Bytes)), r.Free)
 	row(fmt.Sprintf("free %d unwritten segments", r.Segments), r.FreeUnwritten)
 	row(fmt.Sprintf("re-allocate %d segments", r.Segments), r.Alloc)
+	if len(r.Processes) > 1 {
+		var frees []string
+		for _, pr := range r.Processes {
+			if pr.Error == "" {
+				frees = append(frees, formatUs(pr.FreeUs))
+			}
+		}
+		free, _ := r.acrossProcesses()
+		fmt.Fprintf(tw, "free pass, median over %d processes\t%s\t%s – %s\t%d\t%s\n", len(frees),
+			formatUs(free.Median), formatUs(free.P10), formatUs(free.P90), free.N, strings.Join(frees, ", "))
+	}
 	_ = tw.Flush()
 
 	e := p.Estimate
 	fmt.Fprintf(out, "\nworkload (%s): %d of %d cached segments released, %s of %s\n",
 		p.Workload.Source, e.Segments, p.Workload.ReservedSegments, formatBytes(e.Bytes), formatBytes(p.Workload.ReservedBytes))
-	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s sync bubble + %s free",
-		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), formatUs(e.FreeUs))
+	syncWhat := "sync bubble"
+	if e.SyncSource == SyncFromUser {
+		syncWhat = "sync (--sync-ms)"
+	}
+	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s %s + %s free",
+		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), syncWhat, formatUs(e.FreeUs))
 	if e.ExposedRefillUs > 0 {
 		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", formatUs(e.ExposedRefillUs))
 	}

@@ -123,6 +123,35 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 	}
 }
 
+func TestProbeSyncMsReplacesTheSyntheticBubble(t *testing.T) {
+	f := newFakeGPU()
+	useFake(t, f)
+	out := filepath.Join(t.TempDir(), "profile.json")
+	code, stdout, stderr := runProbe(t, "--sync-ms", "2.5", "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	p, err := LoadProfile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := 100 * (30 + 100*82.0/1024) // the default workload's replayed free pass
+	if p.Estimate.SyncSource != SyncFromUser {
+		t.Errorf("sync source %q", p.Estimate.SyncSource)
+	}
+	near(t, "sync", p.Estimate.SyncUs, 2500)
+	near(t, "estimate", p.Estimate.PerCallUs, 2500+free)
+	near(t, "low", p.Estimate.LowUs, 2500+free)
+	if !strings.Contains(stdout, "= 2.5 ms sync (--sync-ms) + ") {
+		t.Errorf("table should say the sync is the user's:\n%s", stdout)
+	}
+	// Without the flag the synthetic bubble stands, and says so.
+	code, stdout, _ = runProbe(t, "--json", out)
+	if p, err = LoadProfile(out); code != 0 || err != nil || p.Estimate.SyncSource != SyncFromProbe || !strings.Contains(stdout, "sync bubble") {
+		t.Errorf("exit %d, %v, %+v", code, err, p)
+	}
+}
+
 func TestProbeCountsABubblePerAllocWhenAllocWaits(t *testing.T) {
 	f := newFakeGPU()
 	f.allocWaits = true
@@ -318,7 +347,9 @@ func TestProbeFlags(t *testing.T) {
 		{[]string{"--reserved-gb", "-1"}, "--reserved-gb must be a positive number"},
 		{[]string{"--reserved-gb", "NaN"}, "--reserved-gb must be a positive number"},
 		{[]string{"--device", "-1"}, "--device must be 0 or more"},
-		{[]string{"--step-ms", "-5"}, "--step-ms must be positive"},
+		{[]string{"--step-ms", "-5"}, "--step-ms must be 0 or more milliseconds"},
+		{[]string{"--sync-ms", "-0.5"}, "--sync-ms must be 0 or more milliseconds"},
+		{[]string{"--sync-ms", "Inf"}, "--sync-ms must be 0 or more milliseconds"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--torch-stats", stats, "--segments", "5"}, "drop --reserved-gb/--segments"},
@@ -358,5 +389,101 @@ func TestProbeUsesTorchStats(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "torch-stats "+stats) {
 		t.Errorf("table should name the stats file:\n%s", stdout)
+	}
+}
+
+func TestProbeReplaysInFreshProcesses(t *testing.T) {
+	f := newFakeGPU()
+	useFake(t, f)
+	// The fresh processes (this test binary again, see TestMain) free 100 µs slower per
+	// segment: the estimate takes the median over the three processes, so theirs.
+	t.Setenv(fakeFreeBaseEnv, "130")
+	out := filepath.Join(t.TempDir(), "profile.json")
+	code, stdout, stderr := runProbe(t, "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	p, err := LoadProfile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := 82.0 / 1024
+	own, fresh := 100*(30+100*seg), 100*(130+100*seg)
+	procs := p.Measurements.Replay.Processes
+	if len(procs) != 3 {
+		t.Fatalf("replayed in %d processes, want 3: %+v", len(procs), procs)
+	}
+	near(t, "own process", procs[0].FreeUs, own)
+	for i, pr := range procs[1:] {
+		if pr.Error != "" || pr.Passes < replayMinPasses/2 {
+			t.Errorf("fresh process %d: %+v", i+1, pr)
+		}
+		near(t, "fresh process", pr.FreeUs, fresh)
+	}
+	near(t, "estimate's free", p.Estimate.FreeUs, fresh)
+	near(t, "estimate's low end", p.Estimate.LowUs-p.Measurements.SyncBubble.P10, own+0.2*(fresh-own))
+	if !strings.Contains(stdout, "free pass, median over 3 processes") || len(p.Notes) != 0 {
+		t.Errorf("table or notes:\n%s\n%q", stdout, p.Notes)
+	}
+	if leaks := f.leaks(); len(leaks) > 0 {
+		t.Errorf("left behind %v", leaks)
+	}
+}
+
+func TestProbeNotesAFreshReplayThatFails(t *testing.T) {
+	f := newFakeGPU()
+	useFake(t, f)
+	old := replayCommand
+	replayCommand = func() (string, []string, error) {
+		return filepath.Join(t.TempDir(), "no-such-probe"), nil, nil
+	}
+	t.Cleanup(func() { replayCommand = old })
+	out := filepath.Join(t.TempDir(), "profile.json")
+	code, stdout, stderr := runProbe(t, "--json", out, "--processes", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	p, err := LoadProfile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The estimate stands on this process's replay, and says what went missing.
+	near(t, "estimate's free", p.Estimate.FreeUs, p.Measurements.Replay.Free.Median)
+	if !strings.Contains(stdout, "note: replay in a fresh process failed") || !strings.Contains(stdout, "no-such-probe") {
+		t.Errorf("the failure should be noted:\n%s", stdout)
+	}
+}
+
+func TestProbeOneProcessStartsNoOther(t *testing.T) {
+	f := newFakeGPU()
+	useFake(t, f)
+	old := replayCommand
+	replayCommand = func() (string, []string, error) {
+		t.Error("--processes 1 started a process")
+		return "", nil, nil
+	}
+	t.Cleanup(func() { replayCommand = old })
+	code, _, stderr := runProbe(t, "--processes", "1")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, bad := range []string{"0", "11"} {
+		code, stdout, stderr := runProbe(t, "--processes", bad)
+		oneErrorLine(t, code, stdout, stderr, "--processes must be 1 to 10")
+	}
+}
+
+func TestReplayChildErrors(t *testing.T) {
+	f := newFakeGPU()
+	f.devices = 0
+	useFake(t, f)
+	for _, tc := range []struct{ payload, want string }{
+		{"{not json", "bad " + replayEnv},
+		{`{"released": []}`, "no segments"},
+		{`{"device": 0, "released": [{"pool": "large", "size_bytes": 20971520, "count": 2}], "budget_ms": 1000}`, "no CUDA device"},
+	} {
+		var o, e bytes.Buffer
+		code := runReplayChild(context.Background(), tc.payload, &o, &e)
+		oneErrorLine(t, code, o.String(), e.String(), tc.want)
 	}
 }

@@ -33,7 +33,10 @@ type Estimate struct {
 	LowUs     float64 `json:"low_us"`
 	HighUs    float64 `json:"high_us"`
 	SyncUs    float64 `json:"sync_us"`
-	FreeUs    float64 `json:"free_us"`
+	// SyncSource says where SyncUs comes from: the probe's synthetic pipeline bubble, or
+	// the drain cost the user measured on their own step (--sync-ms).
+	SyncSource string  `json:"sync_source"`
+	FreeUs     float64 `json:"free_us"`
 	// RefillUs is the CPU time of the next step's cudaMalloc calls; ExposedRefillUs the
 	// part of it counted in PerCallUs.
 	RefillUs        float64 `json:"refill_us"`
@@ -59,16 +62,33 @@ type CostProfile struct {
 	Notes        []string     `json:"notes,omitempty"`
 }
 
-func estimate(m Measurements, w Workload, stepMs float64) Estimate {
-	r := m.Replay
+// Where Estimate.SyncUs comes from.
+const (
+	SyncFromProbe = "probe-bubble"
+	SyncFromUser  = "sync-ms"
+)
+
+// estimate models one call; syncMs < 0 means the user gave no --sync-ms.
+//
+// The sync costs what the GPU idles while the CPU, released from the sync, rebuilds its
+// lead: for a step whose first kernels are short and launch-bound that is far more than
+// the probe's synthetic bubble (docs/probe.md: 9-12 µs on an H200 against 2-3 ms for a
+// transformer step), and only the user's own step shows it. Given, it replaces the bubble.
+func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
+	free, alloc := m.Replay.acrossProcesses()
 	e := Estimate{
-		SyncUs:   m.SyncBubble.Median,
-		FreeUs:   r.Free.Median,
-		RefillUs: r.Alloc.Median,
-		Segments: w.Segments(),
-		Bytes:    w.Bytes(),
+		SyncUs:     m.SyncBubble.Median,
+		SyncSource: SyncFromProbe,
+		FreeUs:     free.Median,
+		RefillUs:   alloc.Median,
+		Segments:   w.Segments(),
+		Bytes:      w.Bytes(),
 	}
 	lowSync, highSync := m.SyncBubble.P10, m.SyncBubble.P90
+	if syncMs >= 0 {
+		e.SyncUs, e.SyncSource = syncMs*1000, SyncFromUser
+		lowSync, highSync = e.SyncUs, e.SyncUs
+	}
 	lowRefill := 0.0
 	if m.AllocWhileBusy.Waits {
 		n := float64(e.Segments)
@@ -76,11 +96,11 @@ func estimate(m Measurements, w Workload, stepMs float64) Estimate {
 		lowSync += n * m.SyncBubble.P10
 		highSync += n * m.SyncBubble.P90
 		e.ExposedRefillUs = e.RefillUs
-		lowRefill = r.Alloc.P10
+		lowRefill = alloc.P10
 	}
 	e.PerCallUs = e.SyncUs + e.FreeUs + e.ExposedRefillUs
-	e.LowUs = math.Max(0, lowSync) + r.Free.P10 + lowRefill
-	e.HighUs = highSync + r.Free.P90 + r.Alloc.P90
+	e.LowUs = math.Max(0, lowSync) + free.P10 + lowRefill
+	e.HighUs = highSync + free.P90 + alloc.P90
 	if stepMs > 0 {
 		e.StepUs = stepMs * 1000
 		e.Fraction = e.PerCallUs / e.StepUs

@@ -40,6 +40,8 @@ type Workload struct {
 	// ReservedBytes and ReservedSegments describe the whole cache before the call.
 	ReservedBytes    uint64 `json:"reserved_bytes"`
 	ReservedSegments int    `json:"reserved_segments"`
+	// Notes say where the workload is approximate.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Segments is the number of segments released.
@@ -97,29 +99,136 @@ func roundUp(v, to uint64) uint64 {
 	return (v + to - 1) / to * to
 }
 
-// torchStatsWorkload reads a JSON dump of torch.cuda.memory_stats() taken where the
-// empty_cache() call would run, and works out which segments that call would release.
-//
-// release_cached_blocks() frees only blocks with neither prev nor next, i.e. segments with
-// no block in use: after its event sync, every free block is either such a whole segment
-// or a split piece of a segment that still holds a tensor. memory_stats() counts the
-// latter as inactive_split ("inactive, non-releasable"), so per pool
-//
-//	releasable = reserved - active - inactive_split
-//
-// Small-pool segments are all 2 MiB, so their count is exact. Large-pool segments vary in
-// size and memory_stats() does not list them, so their count assumes the released ones
-// have the pool's average size.
+// torchStatsWorkload reads a JSON dump taken where the empty_cache() call would run and
+// works out which segments that call would release. Two dumps are accepted: the segment
+// list of torch.cuda.memory_snapshot() (or the dict of torch.cuda.memory._snapshot(), which
+// holds it under "segments"), which gives every segment's size, and the statistics of
+// torch.cuda.memory_stats(), which give only totals per pool.
 func torchStatsWorkload(path string) (Workload, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Workload{}, fmt.Errorf("read torch stats: %w", err)
 	}
-	stats, err := parseTorchStats(data)
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return Workload{}, fmt.Errorf("torch stats %s: not JSON: %w", path, err)
+	}
+	var w Workload
+	switch top := raw.(type) {
+	case []any:
+		w, err = snapshotWorkload(data)
+	case map[string]any:
+		if _, ok := top["segments"].([]any); ok {
+			var snap struct {
+				Segments json.RawMessage `json:"segments"`
+			}
+			if err = json.Unmarshal(data, &snap); err == nil {
+				w, err = snapshotWorkload(snap.Segments)
+			}
+			break
+		}
+		w, err = statsWorkload(top)
+	default:
+		err = errors.New("not a JSON object or list; expected the dict torch.cuda.memory_stats() returns or the list torch.cuda.memory_snapshot() returns")
+	}
 	if err != nil {
 		return Workload{}, fmt.Errorf("torch stats %s: %w", path, err)
 	}
-	w := Workload{Source: "torch-stats " + path}
+	if w.ReservedSegments == 0 {
+		return Workload{}, fmt.Errorf("torch stats %s: the allocator holds no segments (dump the stats after a few training steps, where empty_cache() is called)", path)
+	}
+	w.Source = "torch-stats " + path
+	sort.SliceStable(w.Released, func(i, j int) bool {
+		a, b := w.Released[i], w.Released[j]
+		if a.Pool != b.Pool {
+			return a.Pool > b.Pool
+		}
+		return a.SizeBytes > b.SizeBytes
+	})
+	return w, nil
+}
+
+// snapshotSegment is the part of a memory_snapshot() segment the model reads (the Segment
+// TypedDict in torch/cuda/memory.py; blocks and stack frames are ignored).
+type snapshotSegment struct {
+	TotalSize     *uint64 `json:"total_size"`
+	AllocatedSize *uint64 `json:"allocated_size"`
+	SegmentType   string  `json:"segment_type"`
+	PoolID        []int64 `json:"segment_pool_id"`
+	Expandable    bool    `json:"is_expandable"`
+}
+
+// snapshotWorkload counts the segments of a memory_snapshot() list that empty_cache()
+// would free. release_cached_blocks() first waits for the events of blocks freed on other
+// streams, then cudaFrees every block with neither prev nor next: every segment with no
+// allocated block. Segments of a private pool (CUDA graphs, MemPool) are left alone unless
+// that pool is the one being emptied, which torch.cuda.empty_cache() never asks for.
+// It releases the cache of every device, so segments of all devices count.
+func snapshotWorkload(data []byte) (Workload, error) {
+	var segs []snapshotSegment
+	if err := json.Unmarshal(data, &segs); err != nil {
+		return Workload{}, fmt.Errorf("not a memory_snapshot() segment list: %w", err)
+	}
+	var w Workload
+	groups := map[SegmentGroup]int{}
+	expandable := 0
+	for i, s := range segs {
+		if s.TotalSize == nil || s.AllocatedSize == nil {
+			return Workload{}, fmt.Errorf("segment %d has no total_size or allocated_size; is this the output of torch.cuda.memory_snapshot()?", i)
+		}
+		w.ReservedBytes += *s.TotalSize
+		w.ReservedSegments++
+		if *s.AllocatedSize != 0 || !defaultPool(s.PoolID) {
+			continue
+		}
+		if s.Expandable {
+			expandable++
+		}
+		pool := s.SegmentType
+		if pool != "small" {
+			pool = "large"
+		}
+		groups[SegmentGroup{Pool: pool, SizeBytes: *s.TotalSize}]++
+	}
+	for g, n := range groups {
+		g.Count = n
+		w.Released = append(w.Released, g)
+	}
+	if expandable > 0 {
+		w.Notes = append(w.Notes, fmt.Sprintf("%d released segments are expandable (expandable_segments:True): PyTorch unmaps their pages rather than calling cudaFree, and the probe times cuMemFree", expandable))
+	}
+	return w, nil
+}
+
+func defaultPool(id []int64) bool {
+	for _, v := range id {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// statsWorkload works out the released segments from memory_stats() totals.
+//
+// After its event sync, every free block is either a whole segment, which
+// release_cached_blocks() frees, or a split piece of a segment that still holds a tensor.
+// memory_stats() counts the latter as inactive_split ("inactive, non-releasable"), so per
+// pool
+//
+//	releasable = reserved - active - inactive_split
+//
+// Small-pool segments are all 2 MiB, so their count is exact. Large-pool segments vary in
+// size and memory_stats() does not list them, so their count assumes the released ones
+// have the pool's average size; memory_snapshot() gives the exact sizes.
+func statsWorkload(top map[string]any) (Workload, error) {
+	stats, err := flattenStats(top)
+	if err != nil {
+		return Workload{}, err
+	}
+	var w Workload
 	for _, pool := range []string{"small_pool", "large_pool"} {
 		key := func(stat string) string { return stat + "." + pool + ".current" }
 		var reserved, active, split, segs float64
@@ -134,10 +243,10 @@ func torchStatsWorkload(path string) (Workload, error) {
 		} {
 			v, ok := stats[k.name]
 			if !ok {
-				return Workload{}, fmt.Errorf("torch stats %s: no %q; is this the output of torch.cuda.memory_stats()?", path, k.name)
+				return Workload{}, fmt.Errorf("no %q; is this the output of torch.cuda.memory_stats()?", k.name)
 			}
 			if v < 0 {
-				return Workload{}, fmt.Errorf("torch stats %s: %q is negative (%v)", path, k.name, v)
+				return Workload{}, fmt.Errorf("%q is negative (%v)", k.name, v)
 			}
 			*k.dst = v
 		}
@@ -169,26 +278,15 @@ func torchStatsWorkload(path string) (Workload, error) {
 		size := roundUp(uint64(free/float64(n)), kRoundLarge)
 		w.Released = append(w.Released, SegmentGroup{Pool: "large", SizeBytes: size, Count: n})
 	}
-	if w.ReservedSegments == 0 {
-		return Workload{}, fmt.Errorf("torch stats %s: the allocator holds no segments (dump the stats after a few training steps, where empty_cache() is called)", path)
+	if len(w.Released) > 0 {
+		w.Notes = append(w.Notes, "memory_stats() gives no segment sizes: released large segments are taken to have the pool's average size (dump torch.cuda.memory_snapshot() for exact ones)")
 	}
-	sort.Slice(w.Released, func(i, j int) bool { return w.Released[i].Pool > w.Released[j].Pool })
 	return w, nil
 }
 
-// parseTorchStats accepts the flat dict torch.cuda.memory_stats() returns and the nested
-// one of memory_stats_as_nested_dict(), flattening the latter to the same dotted keys.
-func parseTorchStats(data []byte) (map[string]float64, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	top, ok := raw.(map[string]any)
-	if !ok {
-		return nil, errors.New("not a JSON object; expected the dict torch.cuda.memory_stats() returns")
-	}
+// flattenStats accepts the flat dict torch.cuda.memory_stats() returns and the nested one
+// of memory_stats_as_nested_dict(), flattening the latter to the same dotted keys.
+func flattenStats(top map[string]any) (map[string]float64, error) {
 	if len(top) == 0 {
 		return nil, errors.New("empty statistics (memory_stats() returns {} before CUDA is used)")
 	}

@@ -3,6 +3,7 @@ package runtimecheck
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -70,11 +71,65 @@ func TestTorchStatsNestedDictMatchesFlat(t *testing.T) {
 	}
 }
 
+func TestTorchSnapshotWorkload(t *testing.T) {
+	// Eight segments: a free and a used 2 MiB small one; free large ones of 20 MiB,
+	// 1 GiB twice and (on device 1) 20 MiB, all released, since empty_cache() empties every
+	// device; a half-used 512 MiB one and a free one of a private pool (a CUDA graph's),
+	// both kept.
+	want := []SegmentGroup{
+		{Pool: "small", SizeBytes: 2 * mib, Count: 1},
+		{Pool: "large", SizeBytes: gib, Count: 2},
+		{Pool: "large", SizeBytes: 20 * mib, Count: 2},
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "handmade-snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// torch.cuda.memory._snapshot() holds the same list under "segments".
+	dict := filepath.Join(t.TempDir(), "snapshot-dict.json")
+	if err := os.WriteFile(dict, []byte(`{"segments": `+string(raw)+`, "device_traces": [[]]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join("testdata", "handmade-snapshot.json"), dict} {
+		w, err := torchStatsWorkload(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !reflect.DeepEqual(w.Released, want) {
+			t.Errorf("%s: released %+v, want %+v", path, w.Released, want)
+		}
+		if w.ReservedSegments != 8 || w.ReservedBytes != 2*2*mib+2*20*mib+2*gib+512*mib+100*mib {
+			t.Errorf("%s: reserved %d segments, %d bytes", path, w.ReservedSegments, w.ReservedBytes)
+		}
+		if len(w.Notes) != 0 {
+			t.Errorf("%s: exact segments need no note, got %q", path, w.Notes)
+		}
+	}
+}
+
+func TestTorchSnapshotNotesExpandableSegments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "expandable.json")
+	seg := `{"total_size": 41943040, "allocated_size": 0, "segment_type": "large", "is_expandable": true}`
+	if err := os.WriteFile(path, []byte("["+seg+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := torchStatsWorkload(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Segments() != 1 || len(w.Notes) != 1 || !strings.Contains(w.Notes[0], "expandable") {
+		t.Errorf("workload %+v", w)
+	}
+}
+
 func TestTorchStatsErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, content, want string }{
 		{"garbage.json", "not json", "not JSON"},
-		{"list.json", "[1, 2]", "not a JSON object"},
+		{"list.json", "[1, 2]", "not a memory_snapshot() segment list"},
+		{"number.json", "42", "not a JSON object or list"},
+		{"nosizes.json", `[{"segment_type": "large"}]`, "segment 0 has no total_size"},
+		{"emptysnapshot.json", `[]`, "holds no segments"},
 		{"empty.json", "{}", "memory_stats() returns {} before CUDA is used"},
 		{"partial.json", `{"reserved_bytes.small_pool.current": 2097152}`, `no "active_bytes.small_pool.current"`},
 		{"negative.json", `{"reserved_bytes.small_pool.current": -1, "active_bytes.small_pool.current": 0,

@@ -1,10 +1,13 @@
 """Measure what torch.cuda.empty_cache() after every batch costs, per step, on this GPU.
 
 Two workloads: (a) ResNet-50, batch 128, synthetic images, fp32; (b) a variable-length
-transformer encoder trained with bf16 autocast. For each it times steps without the call and
-with it after every optimizer step, alternating the two twice, and then times the parts of
-one call: the release itself, and the refill inside the next step. It also dumps
-torch.cuda.memory_stats() where the call would run, for `cachelint probe --torch-stats`.
+transformer encoder trained with bf16 autocast. For each it times steps three ways, each
+between two plain phases so drift cancels: without the call, with the call after every
+optimizer step, and with only torch.cuda.synchronize() after every step (what the drain
+alone costs: `cachelint probe --sync-ms`). It then times the parts of one call (the
+release itself, and the refill inside the next step) and dumps, where the call would run,
+torch.cuda.memory_stats() and torch.cuda.memory_snapshot() for `cachelint probe
+--torch-stats`.
 
 ResNet-50 is written here in plain torch.nn so the script needs nothing beyond torch.
 """
@@ -115,15 +118,16 @@ def counters():
     return s.get("num_device_alloc", 0), s.get("num_device_free", 0)
 
 
-def timed_phase(step, start, n, clear):
-    """Mean step time over n steps, synchronising only at the ends, as a training loop does."""
+def timed_phase(step, start, n, after):
+    """Mean step time over n steps, synchronising only at the ends, as a training loop does;
+    after() (empty_cache, synchronize, or nothing) runs after every step."""
     torch.cuda.synchronize()
     a0, f0 = counters()
     t0 = time.perf_counter()
     for i in range(start, start + n):
         step(i)
-        if clear:
-            torch.cuda.empty_cache()
+        if after is not None:
+            after()
     torch.cuda.synchronize()
     t = (time.perf_counter() - t0) / n
     a1, f1 = counters()
@@ -165,7 +169,18 @@ def parts(step, start, n):
     }
 
 
-def run(name, make, out, warm, n):
+def dump(out, name, suffix):
+    with open(os.path.join(out, f"{name}-stats{suffix}.json"), "w") as f:
+        json.dump(torch.cuda.memory_stats(), f)
+    with open(os.path.join(out, f"{name}-snapshot{suffix}.json"), "w") as f:
+        json.dump(torch.cuda.memory_snapshot(), f)
+
+
+# What runs after every step in each kind of phase.
+AFTER = {"never": None, "empty_cache": torch.cuda.empty_cache, "synchronize": torch.cuda.synchronize}
+
+
+def run(name, make, out, warm, n, repeats):
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     step, lengths = make()
@@ -175,45 +190,54 @@ def run(name, make, out, warm, n):
     # Every timed phase runs the same batches (indices base..base+n-1), so variable-length
     # workloads compare like with like.
     base = 1000
+    timed_phase(step, base, n, None)  # one untimed phase: the cache grows to every length
     # The stats without the call: taken where it would run, with the cache fully grown.
-    with open(os.path.join(out, f"{name}-stats-noclear.json"), "w") as f:
-        json.dump(torch.cuda.memory_stats(), f)
+    dump(out, name, "-noclear")
     # A representative step for the stats with the call: the median-length batch.
     rep = base
     if lengths is not None:
         idx = sorted(range(base, base + n), key=lambda j: lengths[j % len(lengths)])
         rep = idx[len(idx) // 2]
     res = {"workload": name, "steps_per_phase": n, "phases": []}
-    for clear in (False, True) * 4:
-        if clear:  # settle into the emptied-cache regime before timing it
+    # Plain phases around every other one: never, call, never, sync, never, ... so each
+    # call or sync phase is measured against the plain phases either side of it.
+    kinds = ["never"]
+    for _ in range(repeats):
+        kinds += ["empty_cache", "never", "synchronize", "never"]
+    for kind in kinds:
+        if kind == "empty_cache":  # settle into the emptied-cache regime before timing it
             for j in range(base - 3, base):
                 step(j)
                 torch.cuda.empty_cache()
-            if len(res["phases"]) == 1:
-                # The stats with the call: taken just before it, as docs/probe.md says.
+            if not any(p["after_every_step"] == "empty_cache" for p in res["phases"]):
+                # The dumps with the call: taken just before it, as docs/probe.md says.
                 step(rep)
-                with open(os.path.join(out, f"{name}-stats.json"), "w") as f:
-                    json.dump(torch.cuda.memory_stats(), f)
+                dump(out, name, "")
                 torch.cuda.empty_cache()
-        ms, allocs, frees = timed_phase(step, base, n, clear)
-        res["phases"].append({"empty_cache_every_step": clear, "step_ms": ms,
+        ms, allocs, frees = timed_phase(step, base, n, AFTER[kind])
+        res["phases"].append({"after_every_step": kind, "step_ms": ms,
                               "cudaMalloc_per_step": allocs, "cudaFree_per_step": frees})
-    never = statistics.median(p["step_ms"] for p in res["phases"] if not p["empty_cache_every_step"])
-    every = statistics.median(p["step_ms"] for p in res["phases"] if p["empty_cache_every_step"])
-    # Each "every" phase against the mean of the phases either side of it, so slow drift
-    # (clocks, temperature) cancels.
     ph = res["phases"]
-    pairs = [ph[k]["step_ms"] - (ph[k - 1]["step_ms"] + ph[k + 1]["step_ms"]) / 2 if k + 1 < len(ph)
-             else ph[k]["step_ms"] - ph[k - 1]["step_ms"] for k in range(1, len(ph), 2)]
-    res["per_call_ms_by_pair"] = pairs
-    res.update(step_ms_never=never, step_ms_every=every, per_call_ms=statistics.median(pairs),
+
+    def per_step(kind):
+        return [ph[k]["step_ms"] - (ph[k - 1]["step_ms"] + ph[k + 1]["step_ms"]) / 2
+                for k in range(1, len(ph) - 1) if ph[k]["after_every_step"] == kind]
+
+    never = statistics.median(p["step_ms"] for p in ph if p["after_every_step"] == "never")
+    every = statistics.median(p["step_ms"] for p in ph if p["after_every_step"] == "empty_cache")
+    calls, syncs = per_step("empty_cache"), per_step("synchronize")
+    res.update(step_ms_never=never, step_ms_every=every,
+               per_call_ms_by_pair=calls, per_call_ms=statistics.median(calls),
+               sync_ms_by_pair=syncs, sync_ms=statistics.median(syncs),
                slowdown=(every - never) / every,
-               cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in res["phases"] if p["empty_cache_every_step"]))
+               cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in ph if p["after_every_step"] == "empty_cache"))
     res["parts"] = parts(step, base, 10)
     res["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
     print(f"{name}: step {never:.2f} ms -> {every:.2f} ms with empty_cache every step: "
-          f"{res['per_call_ms']:.2f} ms per call (pairs {[round(x, 2) for x in pairs]}), {res['cudaMalloc_per_step']:.1f} cudaMalloc per step; "
-          f"phases {[round(p['step_ms'], 2) for p in res['phases']]}; parts {res['parts']}", flush=True)
+          f"{res['per_call_ms']:.2f} ms per call (by pair {[round(x, 2) for x in calls]}); "
+          f"synchronize() every step: {res['sync_ms']:.2f} ms per step (by pair {[round(x, 2) for x in syncs]}); "
+          f"{res['cudaMalloc_per_step']:.1f} cudaMalloc per step; "
+          f"phases {[(p['after_every_step'][0], round(p['step_ms'], 2)) for p in ph]}; parts {res['parts']}", flush=True)
     return res
 
 
@@ -222,14 +246,15 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--warm", type=int, default=20)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--repeats", type=int, default=4, help="call and sync phases of each kind")
     a = ap.parse_args()
     drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     meta = {"device": torch.cuda.get_device_name(0), "driver": drv, "torch": torch.__version__,
             "cuda": torch.version.cuda, "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}
     print(meta, flush=True)
-    results = [run("resnet50", resnet_workload, a.out, a.warm, a.steps),
-               run("transformer", transformer_workload, a.out, a.warm, a.steps)]
+    results = [run("resnet50", resnet_workload, a.out, a.warm, a.steps, a.repeats),
+               run("transformer", transformer_workload, a.out, a.warm, a.steps, a.repeats)]
     with open(os.path.join(a.out, "bench.json"), "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)
 
