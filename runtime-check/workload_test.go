@@ -107,6 +107,27 @@ func TestTorchSnapshotWorkload(t *testing.T) {
 	}
 }
 
+func TestTorchSnapshotFromTheH200Run(t *testing.T) {
+	// memory_snapshot() taken just before an empty_cache() call in the variable-length
+	// transformer benchmark (docs/probe.md, run of 2026-12-02): 62 segments, of which 10
+	// hold no tensor, 4.9 GiB. memory_stats() from the same kind of step said 31.
+	w, err := torchStatsWorkload(filepath.Join("testdata", "transformer-snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []uint64
+	for _, g := range w.Released {
+		for i := 0; i < g.Count; i++ {
+			sizes = append(sizes, g.SizeBytes/mib)
+		}
+	}
+	// Small pool first, then large segments largest first.
+	want := []uint64{2, 1250, 1126, 1126, 1126, 96, 96, 96, 80, 24}
+	if w.ReservedSegments != 62 || w.Bytes() != 5022*mib || !reflect.DeepEqual(sizes, want) {
+		t.Errorf("reserved %d, released %v MiB (%d MiB), want 62 and %v (5022 MiB)", w.ReservedSegments, sizes, w.Bytes()/mib, want)
+	}
+}
+
 func TestTorchSnapshotNotesExpandableSegments(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "expandable.json")
 	seg := `{"total_size": 41943040, "allocated_size": 0, "segment_type": "large", "is_expandable": true}`

@@ -180,7 +180,18 @@ def dump(out, name, suffix):
 AFTER = {"never": None, "empty_cache": torch.cuda.empty_cache, "synchronize": torch.cuda.synchronize}
 
 
-def run(name, make, out, warm, n, repeats):
+def probe_free(probe, snapshot):
+    """The probe's replay of the snapshot's released segments, run now, in one process: the
+    driver's free cost drifts over minutes (docs/probe.md), so each call phase gets the
+    probe figure measured next to it. Returns the free pass median in ms."""
+    path = snapshot + ".probe.json"
+    subprocess.run([probe, "--no-progress", "--processes", "1", "--torch-stats", snapshot, "--json", path],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(path) as f:
+        return json.load(f)["measurements"]["replay"]["free_us"]["median"] / 1000
+
+
+def run(name, make, out, warm, n, repeats, probe=None):
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     step, lengths = make()
@@ -214,9 +225,12 @@ def run(name, make, out, warm, n, repeats):
                 step(rep)
                 dump(out, name, "")
                 torch.cuda.empty_cache()
+        free_ms = probe_free(probe, os.path.join(out, f"{name}-snapshot.json")) if probe and kind == "empty_cache" else None
         ms, allocs, frees = timed_phase(step, base, n, AFTER[kind])
         res["phases"].append({"after_every_step": kind, "step_ms": ms,
                               "cudaMalloc_per_step": allocs, "cudaFree_per_step": frees})
+        if free_ms is not None:
+            res["phases"][-1]["probe_free_ms"] = free_ms
     ph = res["phases"]
 
     def per_step(kind):
@@ -231,6 +245,12 @@ def run(name, make, out, warm, n, repeats):
                sync_ms_by_pair=syncs, sync_ms=statistics.median(syncs),
                slowdown=(every - never) / every,
                cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in ph if p["after_every_step"] == "empty_cache"))
+    if probe:
+        # The probe's estimate for each call phase: the sync this run measured plus the free
+        # pass the probe timed just before that phase.
+        est = [p["probe_free_ms"] + res["sync_ms"] for p in ph if "probe_free_ms" in p]
+        res["interleaved"] = [{"measured_ms": c, "probe_estimate_ms": e, "error": (e - c) / c} for c, e in zip(calls, est)]
+        print(f"{name} interleaved: " + ", ".join(f"{x['measured_ms']:.2f} vs {x['probe_estimate_ms']:.2f} ms ({100 * x['error']:+.0f}%)" for x in res["interleaved"]), flush=True)
     res["parts"] = parts(step, base, 10)
     res["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
     print(f"{name}: step {never:.2f} ms -> {every:.2f} ms with empty_cache every step: "
@@ -247,14 +267,15 @@ def main():
     ap.add_argument("--warm", type=int, default=20)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--repeats", type=int, default=4, help="call and sync phases of each kind")
+    ap.add_argument("--probe", help="probe binary: time its replay of the snapshot before every call phase")
     a = ap.parse_args()
     drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     meta = {"device": torch.cuda.get_device_name(0), "driver": drv, "torch": torch.__version__,
             "cuda": torch.version.cuda, "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")}
     print(meta, flush=True)
-    results = [run("resnet50", resnet_workload, a.out, a.warm, a.steps, a.repeats),
-               run("transformer", transformer_workload, a.out, a.warm, a.steps, a.repeats)]
+    results = [run("resnet50", resnet_workload, a.out, a.warm, a.steps, a.repeats, a.probe),
+               run("transformer", transformer_workload, a.out, a.warm, a.steps, a.repeats, a.probe)]
     with open(os.path.join(a.out, "bench.json"), "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=2)
 

@@ -4,7 +4,9 @@
 # compared by their medians:
 #   - the PyTorch benchmark in $RUNS fresh processes: per-call cost of empty_cache() every
 #     step, what a synchronize() per step costs, and memory_stats()/memory_snapshot()
-#     dumps just before a call (the first process's dumps are used);
+#     dumps just before a call (the first process's dumps are used); before each call
+#     phase it also runs the probe's replay of its snapshot, so every measured call has a
+#     probe figure taken next to it (the driver's free cost drifts over minutes);
 #   - the probe $RUNS times per workload with that snapshot and the median sync cost
 #     (each probe itself replays in 3 processes), and once with memory_stats() alone.
 # Everything lands in $OUT (at most 8 files come back, so the dumps travel as one archive).
@@ -22,7 +24,7 @@ echo "== probe, default workload"; time $B --no-progress; echo "exit $?"
 for k in $(seq 1 "$RUNS"); do
   echo "== PyTorch benchmark, process $k"
   mkdir -p "$D/bench$k"
-  python3 bench/gpu/empty_cache_bench.py --out "$D/bench$k" --repeats 3; echo "exit $?"
+  python3 bench/gpu/empty_cache_bench.py --out "$D/bench$k" --repeats 3 --probe "$B"; echo "exit $?"
 done
 # median over processes of a result field
 med() { python3 -c "
@@ -47,6 +49,11 @@ for w in ("resnet50", "transformer"):
     est = [json.load(open(f))["estimate"] for f in sorted(glob.glob(f"{d}/profile-{w}-[0-9]*.json"))]
     call = statistics.median(r["per_call_ms"] for r in runs)
     e = statistics.median(x["per_call_us"] for x in est) / 1000
+    inter = [x for r in runs for x in r.get("interleaved", [])]
+    if inter:
+        errs = sorted(x["error"] for x in inter)
+        print(f"{w} interleaved: {len(inter)} call phases, error median {100 * statistics.median(errs):+.0f}%, "
+              f"range {100 * errs[0]:+.0f}% .. {100 * errs[-1]:+.0f}%, within 30%: {sum(abs(e) <= 0.3 for e in errs)}")
     print(f"{w}: measured per call {call:.2f} ms (processes {[round(r['per_call_ms'], 2) for r in runs]}), "
           f"sync {[round(r['sync_ms'], 2) for r in runs]}, release part {[round(r['parts']['release_ms'], 2) for r in runs]}; "
           f"probe {[round(x['per_call_us'] / 1000, 2) for x in est]} (free {[round(x['free_us'] / 1000, 2) for x in est]}), "
