@@ -213,6 +213,9 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 						prof.Notes = append(prof.Notes, "replay in a fresh process failed: "+pr.Error)
 					}
 				}
+				if n := modeNote(r.Processes); n != "" {
+					prof.Notes = append(prof.Notes, n)
+				}
 				prof.Estimate = estimate(prof.Measurements, w, o.stepMs, o.syncMs)
 			}
 			return prof, nil
@@ -220,6 +223,23 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 	}
 	_ = p.close() // the first error is the one to report
 	return nil, describe(err)
+}
+
+// modeNote says when the processes' free passes disagree by half or more: the driver's
+// free cost has fast and slow modes that change over minutes (docs/probe.md), and the
+// user should know the estimate straddles them.
+func modeNote(procs []ProcessReplay) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, pr := range procs {
+		if pr.Error == "" && pr.FreeUs > 0 {
+			lo, hi = math.Min(lo, pr.FreeUs), math.Max(hi, pr.FreeUs)
+		}
+	}
+	if hi == 0 || hi < 1.5*lo {
+		return ""
+	}
+	return fmt.Sprintf("the free pass took %s to %s in different processes (%.1f×): the driver's free cost has fast and slow modes that change over minutes; the range covers both, and a probe run close in time to your training run says which one it sees",
+		formatUs(lo), formatUs(hi), hi/lo)
 }
 
 // describe turns a probe failure into the one line the user sees.

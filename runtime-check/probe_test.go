@@ -112,6 +112,9 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 	near(t, "refill", p.Estimate.RefillUs, 100*(20+400*seg))
 	near(t, "high", p.Estimate.HighUs, want+100*(20+400*seg))
 	near(t, "fraction of step", p.Estimate.Fraction, want/45000)
+	if len(p.Measurements.Replay.Processes) != 3 || len(p.Notes) != 0 {
+		t.Errorf("three processes that agree need no note: %+v, %q", p.Measurements.Replay.Processes, p.Notes)
+	}
 	if got := p.EstimatedCallCost().Microseconds(); got != int64(want) {
 		t.Errorf("EstimatedCallCost = %d µs, want %d", got, int64(want))
 	}
@@ -422,7 +425,9 @@ func TestProbeReplaysInFreshProcesses(t *testing.T) {
 	}
 	near(t, "estimate's free", p.Estimate.FreeUs, fresh)
 	near(t, "estimate's low end", p.Estimate.LowUs-p.Measurements.SyncBubble.P10, own+0.2*(fresh-own))
-	if !strings.Contains(stdout, "free pass, median over 3 processes") || len(p.Notes) != 0 {
+	// 3.8 ms here against 14 ms there: more than 1.5× apart, which the output points out.
+	if !strings.Contains(stdout, "free pass, median over 3 processes") || len(p.Notes) != 1 ||
+		!strings.Contains(p.Notes[0], "took 3.8 ms to 14 ms in different processes (3.6×)") {
 		t.Errorf("table or notes:\n%s\n%q", stdout, p.Notes)
 	}
 	if leaks := f.leaks(); len(leaks) > 0 {
