@@ -36,13 +36,15 @@ type replayRequest struct {
 type ProcessReplay struct {
 	FreeUs          float64 `json:"free_us"`
 	FreeUnwrittenUs float64 `json:"free_unwritten_us"`
+	FreeColdUs      float64 `json:"free_cold_us"`
 	AllocUs         float64 `json:"alloc_us"`
 	Passes          int     `json:"passes"`
 	Error           string  `json:"error,omitempty"`
 }
 
 func processReplayOf(r Replay) ProcessReplay {
-	return ProcessReplay{FreeUs: r.Free.Median, FreeUnwrittenUs: r.FreeUnwritten.Median, AllocUs: r.Alloc.Median, Passes: r.Free.N}
+	return ProcessReplay{FreeUs: r.Free.Median, FreeUnwrittenUs: r.FreeUnwritten.Median, FreeColdUs: r.FreeCold.Median,
+		AllocUs: r.Alloc.Median, Passes: r.Free.N}
 }
 
 // replayCommand names the program and arguments that start a fresh probe process: this

@@ -51,7 +51,12 @@ type Replay struct {
 	// are; FreeUnwritten the same pass over freshly allocated, never written segments.
 	Free          Stat `json:"free_us"`
 	FreeUnwritten Stat `json:"free_unwritten_us"`
-	Alloc         Stat `json:"alloc_us"`
+	// FreeCold is the written pass again, with the CPU caches flushed of the driver's
+	// state first (evictBytes of host memory written just before it), as they are in a
+	// training loop where a whole step of CPU work runs between two calls: cuMemFree is
+	// CPU work in the kernel driver (docs/probe.md).
+	FreeCold Stat `json:"free_cold_us"`
+	Alloc    Stat `json:"alloc_us"`
 	// FreeSamples are the written free passes in the order they ran.
 	FreeSamples []float64 `json:"free_samples_us,omitempty"`
 	// Processes are the replay's medians in each process it ran in: this one first, then
@@ -59,19 +64,25 @@ type Replay struct {
 	Processes []ProcessReplay `json:"processes,omitempty"`
 }
 
-// acrossProcesses summarises the free and re-allocation passes over the processes the
-// replay ran in; with one process, over that process's passes.
-func (r Replay) acrossProcesses() (free, alloc Stat) {
-	var fs, as []float64
+// acrossProcesses summarises the warm and cold free passes and the re-allocation passes
+// over the processes the replay ran in; with one process, over that process's passes.
+// A profile from before the cold pass existed has none: cold is then the warm figure.
+func (r Replay) acrossProcesses() (free, cold, alloc Stat) {
+	var fs, cs, as []float64
 	for _, pr := range r.Processes {
 		if pr.Error == "" {
-			fs, as = append(fs, pr.FreeUs), append(as, pr.AllocUs)
+			fs, cs, as = append(fs, pr.FreeUs), append(cs, pr.FreeColdUs), append(as, pr.AllocUs)
 		}
 	}
 	if len(fs) < 2 {
-		return r.Free, r.Alloc
+		free, cold, alloc = r.Free, r.FreeCold, r.Alloc
+	} else {
+		free, cold, alloc = statOf(fs), statOf(cs), statOf(as)
 	}
-	return statOf(fs), statOf(as)
+	if !(cold.Median > 0) {
+		cold = free
+	}
+	return free, cold, alloc
 }
 
 // Measurements are the probe's raw figures, all in microseconds.
@@ -101,8 +112,11 @@ const (
 	// The replay runs at least replayMinPasses passes and goes on, up to replayMaxPasses,
 	// until replayTime has passed.
 	replayMinPasses = 7
-	replayMaxPasses = 41
+	replayMaxPasses = 61
 	replayTime      = time.Second
+	// evictBytes of host memory written before a cold free pass: more than the last-level
+	// cache of a server CPU.
+	evictBytes = 64 * mib
 )
 
 // curveSizes are the allocation sizes timed, from the small pool's 2 MiB segment up to
@@ -589,16 +603,23 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 		return r, err
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) / r.Scale }
-	// Pass 0 warms up; then written and unwritten passes alternate, so drift hits both.
-	// The driver's free cost drifts between fast and slow phases (docs/probe.md), so the
-	// passes go on for replayTime, not for a fixed count, and keep their samples.
-	var fs, fu, as []float64
+	evict := make([]byte, evictBytes)
+	// Pass 0 warms up; then unwritten, written and written-cold passes take turns, so drift
+	// hits all three. The driver's free cost drifts between fast and slow phases
+	// (docs/probe.md), so the passes go on for replayTime, not for a fixed count, and keep
+	// their samples.
+	var fs, fu, fc, as []float64
 	start := p.now()
 	for i := 0; i < replayMaxPasses; i++ {
-		written := i%2 == 1
+		written, cold := i%3 != 0, i%3 == 2
 		if written {
 			if err := write(); err != nil {
 				return r, err
+			}
+		}
+		if cold {
+			for j := 0; j < len(evict); j += 64 {
+				evict[j] = byte(i + j)
 			}
 		}
 		df, err := freeAll()
@@ -611,6 +632,9 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 		}
 		switch {
 		case i == 0:
+		case cold:
+			fc = append(fc, us(df))
+			as = append(as, us(da))
 		case written:
 			fs = append(fs, us(df))
 			as = append(as, us(da))
@@ -618,14 +642,14 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 			fu = append(fu, us(df))
 			as = append(as, us(da))
 		}
-		if i >= 2 && (p.late() || (i >= replayMinPasses && p.now().Sub(start) > replayTime)) {
+		if i >= 3 && (p.late() || (i >= replayMinPasses && p.now().Sub(start) > replayTime)) {
 			break
 		}
 	}
 	if _, err := freeAll(); err != nil {
 		return r, err
 	}
-	r.Free, r.FreeUnwritten, r.Alloc = statOf(fs), statOf(fu), statOf(as)
+	r.Free, r.FreeUnwritten, r.FreeCold, r.Alloc = statOf(fs), statOf(fu), statOf(fc), statOf(as)
 	r.FreeSamples = fs
 	return r, nil
 }

@@ -284,6 +284,7 @@ func printTable(out io.Writer, p *CostProfile) {
 	r := m.Replay
 	row(fmt.Sprintf("free %d written segments (%s)", r.Segments, formatBytes(r.Bytes)), r.Free)
 	row(fmt.Sprintf("free %d unwritten segments", r.Segments), r.FreeUnwritten)
+	row(fmt.Sprintf("free %d written segments, CPU caches cold", r.Segments), r.FreeCold)
 	row(fmt.Sprintf("re-allocate %d segments", r.Segments), r.Alloc)
 	if len(r.Processes) > 1 {
 		var frees []string
@@ -292,9 +293,11 @@ func printTable(out io.Writer, p *CostProfile) {
 				frees = append(frees, formatUs(pr.FreeUs))
 			}
 		}
-		free, _ := r.acrossProcesses()
+		free, cold, _ := r.acrossProcesses()
 		fmt.Fprintf(tw, "free pass, median over %d processes\t%s\t%s – %s\t%d\t%s\n", len(frees),
 			formatUs(free.Median), formatUs(free.P10), formatUs(free.P90), free.N, strings.Join(frees, ", "))
+		fmt.Fprintf(tw, "free pass, CPU caches cold, over processes\t%s\t%s – %s\t%d\n",
+			formatUs(cold.Median), formatUs(cold.P10), formatUs(cold.P90), cold.N)
 	}
 	_ = tw.Flush()
 
@@ -305,8 +308,8 @@ func printTable(out io.Writer, p *CostProfile) {
 	if e.SyncSource == SyncFromUser {
 		syncWhat = "sync (--sync-ms)"
 	}
-	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s %s + %s free",
-		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), syncWhat, formatUs(e.FreeUs))
+	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s %s + %s free (CPU caches cold, as after a training step; %s warm)",
+		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), syncWhat, formatUs(e.FreeUs), formatUs(e.FreeWarmUs))
 	if e.ExposedRefillUs > 0 {
 		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", formatUs(e.ExposedRefillUs))
 	}

@@ -104,6 +104,11 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 	seg := 82.0 / 1024
 	near(t, "replay free", m.Replay.Free.Median, 100*(30+100*seg))
 	near(t, "replay free, unwritten", m.Replay.FreeUnwritten.Median, 100*(30+100*seg))
+	near(t, "replay free, CPU caches cold", m.Replay.FreeCold.Median, 100*(30+100*seg))
+	if m.Replay.FreeCold.N < 2 || m.Replay.Free.N < 2 || m.Replay.FreeUnwritten.N < 2 {
+		t.Errorf("every kind of free pass should run at least twice: warm %d, unwritten %d, cold %d",
+			m.Replay.Free.N, m.Replay.FreeUnwritten.N, m.Replay.FreeCold.N)
+	}
 	near(t, "replay alloc", m.Replay.Alloc.Median, 100*(20+400*seg))
 	// The refill overlaps queued GPU work, so only the bubble and the frees count; the
 	// refill bounds the range from above.
@@ -119,7 +124,7 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 		t.Errorf("EstimatedCallCost = %d µs, want %d", got, int64(want))
 	}
 	for _, s := range []string{"Fake H200", "compute 9.0", "CUDA driver 13.0", "waits for the device",
-		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~3.8 ms", "8% of a 45 ms step", "up to ~9.0 ms if the step is CPU-bound"} {
+		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~3.8 ms", "CPU caches cold", "8% of a 45 ms step", "up to ~9.0 ms if the step is CPU-bound"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, stdout)
 		}

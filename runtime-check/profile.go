@@ -21,7 +21,10 @@ const (
 //	per call = sync bubble + Σ cuMemFree(released segment) + exposed refill
 //
 // The sync drains the pipeline and the frees run while the GPU idles: both are always
-// lost. The next step's cudaMalloc calls for the same segments (RefillUs) block only the
+// lost. cuMemFree is CPU work in the kernel driver (a loop over every 64 KiB frame), and in
+// a training loop a whole step of CPU work runs between two calls, so the frees start
+// with the CPU caches cold: FreeUs is the replay's cold-cache pass, and the warm pass
+// (FreeWarmUs, what a tight loop of frees sees) is the range's low end. The next step's cudaMalloc calls for the same segments (RefillUs) block only the
 // CPU (the probe checks that cuMemAlloc does not wait for the device); the GPU loses that
 // time only while its queue is empty. Measured on an H200 (docs/probe.md), a training step
 // refills the queue within its first kernels and hides most of the refill, so the point
@@ -37,6 +40,7 @@ type Estimate struct {
 	// the drain cost the user measured on their own step (--sync-ms).
 	SyncSource string  `json:"sync_source"`
 	FreeUs     float64 `json:"free_us"`
+	FreeWarmUs float64 `json:"free_warm_us"`
 	// RefillUs is the CPU time of the next step's cudaMalloc calls; ExposedRefillUs the
 	// part of it counted in PerCallUs.
 	RefillUs        float64 `json:"refill_us"`
@@ -75,11 +79,12 @@ const (
 // the probe's synthetic bubble (docs/probe.md: 9-12 µs on an H200 against 2-3 ms for a
 // transformer step), and only the user's own step shows it. Given, it replaces the bubble.
 func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
-	free, alloc := m.Replay.acrossProcesses()
+	warm, free, alloc := m.Replay.acrossProcesses()
 	e := Estimate{
 		SyncUs:     m.SyncBubble.Median,
 		SyncSource: SyncFromProbe,
 		FreeUs:     free.Median,
+		FreeWarmUs: warm.Median,
 		RefillUs:   alloc.Median,
 		Segments:   w.Segments(),
 		Bytes:      w.Bytes(),
@@ -99,7 +104,7 @@ func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
 		lowRefill = alloc.P10
 	}
 	e.PerCallUs = e.SyncUs + e.FreeUs + e.ExposedRefillUs
-	e.LowUs = math.Max(0, lowSync) + free.P10 + lowRefill
+	e.LowUs = math.Max(0, lowSync) + math.Min(warm.P10, free.P10) + lowRefill
 	e.HighUs = highSync + free.P90 + alloc.P90
 	if stepMs > 0 {
 		e.StepUs = stepMs * 1000

@@ -17,6 +17,35 @@ func sampleProfile() *CostProfile {
 	}
 }
 
+// The point estimate takes the cold-cache free pass (a training step's CPU work runs
+// between two calls); the warm pass bounds the range from below. A profile written before
+// the cold pass existed has none and falls back to the warm pass.
+func TestEstimateUsesTheColdCacheFreePass(t *testing.T) {
+	m := Measurements{Replay: Replay{
+		Free:     Stat{Median: 6000, P10: 5500, P90: 9000, N: 10},
+		FreeCold: Stat{Median: 8000, P10: 7000, P90: 12000, N: 10},
+		Alloc:    Stat{Median: 4000, P10: 3500, P90: 5000, N: 20},
+	}}
+	w := Workload{Released: []SegmentGroup{{Pool: "large", SizeBytes: 200 * mib, Count: 59}}}
+	e := estimate(m, w, 0, 1.0)
+	if e.FreeUs != 8000 || e.FreeWarmUs != 6000 {
+		t.Errorf("free = %v, warm = %v; want the cold pass (8000) and the warm one (6000)", e.FreeUs, e.FreeWarmUs)
+	}
+	if e.PerCallUs != 1000+8000 || e.LowUs != 1000+5500 || e.HighUs != 1000+12000+5000 {
+		t.Errorf("estimate %v (%v – %v), want 9000 (6500 – 18000)", e.PerCallUs, e.LowUs, e.HighUs)
+	}
+	m.Replay.FreeCold = Stat{}
+	if e := estimate(m, w, 0, 1.0); e.FreeUs != 6000 || e.PerCallUs != 7000 {
+		t.Errorf("without a cold pass: free %v, per call %v; want the warm pass, 6000 and 7000", e.FreeUs, e.PerCallUs)
+	}
+	// Across fresh processes the medians of each process's cold pass are used.
+	m.Replay.Processes = []ProcessReplay{{FreeUs: 6000, FreeColdUs: 9000, AllocUs: 4000}, {FreeUs: 5000, FreeColdUs: 7000, AllocUs: 4000},
+		{FreeUs: 7000, FreeColdUs: 8500, AllocUs: 4000}, {Error: "no time left"}}
+	if e := estimate(m, w, 0, 1.0); e.FreeUs != 8500 || e.FreeWarmUs != 6000 {
+		t.Errorf("across processes: free %v, warm %v; want 8500 and 6000", e.FreeUs, e.FreeWarmUs)
+	}
+}
+
 func TestFindingCost(t *testing.T) {
 	p := sampleProfile()
 	for _, tc := range []struct {

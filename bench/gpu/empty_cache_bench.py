@@ -118,6 +118,22 @@ def counters():
     return s.get("num_device_alloc", 0), s.get("num_device_free", 0)
 
 
+class InSitu:
+    """empty_cache() that also times its release where it runs: the drain first (the call
+    synchronises anyway: its first cudaFree waits for the device), then the call itself,
+    which is then only the release of the cached segments. The two host timers add about a
+    microsecond; the per-call cost is measured with them in place."""
+
+    def __init__(self):
+        self.release_ms = []
+
+    def __call__(self):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        torch.cuda.empty_cache()
+        self.release_ms.append((time.perf_counter() - t) * 1e3)
+
+
 def timed_phase(step, start, n, after):
     """Mean step time over n steps, synchronising only at the ends, as a training loop does;
     after() (empty_cache, synchronize, or nothing) runs after every step."""
@@ -188,7 +204,8 @@ def probe_free(probe, snapshot):
     subprocess.run([probe, "--no-progress", "--processes", "1", "--torch-stats", snapshot, "--json", path],
                    check=True, stdout=subprocess.DEVNULL)
     with open(path) as f:
-        return json.load(f)["measurements"]["replay"]["free_us"]["median"] / 1000
+        r = json.load(f)["measurements"]["replay"]
+    return r["free_us"]["median"] / 1000, r.get("free_cold_us", {}).get("median", 0) / 1000
 
 
 def run(name, make, out, warm, n, repeats, probe=None):
@@ -225,12 +242,21 @@ def run(name, make, out, warm, n, repeats, probe=None):
                 step(rep)
                 dump(out, name, "")
                 torch.cuda.empty_cache()
-        free_ms = probe_free(probe, os.path.join(out, f"{name}-snapshot.json")) if probe and kind == "empty_cache" else None
-        ms, allocs, frees = timed_phase(step, base, n, AFTER[kind])
+        snap = os.path.join(out, f"{name}-snapshot.json")
+        # The probe's replay right before and right after each call phase: the driver's free
+        # cost moves within seconds (bench/gpu/free_modes.py), so the phase gets the mean of
+        # the two figures that bracket it.
+        before = probe_free(probe, snap) if probe and kind == "empty_cache" else None
+        after = InSitu() if kind == "empty_cache" else AFTER[kind]
+        ms, allocs, frees = timed_phase(step, base, n, after)
         res["phases"].append({"after_every_step": kind, "step_ms": ms,
                               "cudaMalloc_per_step": allocs, "cudaFree_per_step": frees})
-        if free_ms is not None:
-            res["phases"][-1]["probe_free_ms"] = free_ms
+        if kind == "empty_cache":
+            res["phases"][-1]["release_in_situ_ms"] = statistics.median(after.release_ms)
+        if before is not None:
+            after_free = probe_free(probe, snap)
+            res["phases"][-1]["probe_free_ms"] = [before[0], after_free[0]]
+            res["phases"][-1]["probe_free_cold_ms"] = [before[1], after_free[1]]
     ph = res["phases"]
 
     def per_step(kind):
@@ -244,13 +270,23 @@ def run(name, make, out, warm, n, repeats, probe=None):
                per_call_ms_by_pair=calls, per_call_ms=statistics.median(calls),
                sync_ms_by_pair=syncs, sync_ms=statistics.median(syncs),
                slowdown=(every - never) / every,
-               cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in ph if p["after_every_step"] == "empty_cache"))
+               cudaMalloc_per_step=statistics.mean(p["cudaMalloc_per_step"] for p in ph if p["after_every_step"] == "empty_cache"),
+               release_in_situ_ms=statistics.median(p["release_in_situ_ms"] for p in ph if "release_in_situ_ms" in p))
     if probe:
-        # The probe's estimate for each call phase: the sync this run measured plus the free
-        # pass the probe timed just before that phase.
-        est = [p["probe_free_ms"] + res["sync_ms"] for p in ph if "probe_free_ms" in p]
-        res["interleaved"] = [{"measured_ms": c, "probe_estimate_ms": e, "error": (e - c) / c} for c, e in zip(calls, est)]
-        print(f"{name} interleaved: " + ", ".join(f"{x['measured_ms']:.2f} vs {x['probe_estimate_ms']:.2f} ms ({100 * x['error']:+.0f}%)" for x in res["interleaved"]), flush=True)
+        # The probe's estimate for each call phase: the sync this run measured plus the mean
+        # of the free passes the probe timed just before and just after that phase; beside
+        # it, the release PyTorch itself took in that phase.
+        bracket = [(p["probe_free_ms"], p["probe_free_cold_ms"], p["release_in_situ_ms"]) for p in ph if "probe_free_ms" in p]
+        res["interleaved"] = [{"measured_ms": c, "probe_free_ms": f, "probe_free_cold_ms": fc, "release_in_situ_ms": r,
+                               "probe_estimate_ms": statistics.mean(f) + res["sync_ms"],
+                               "error": (statistics.mean(f) + res["sync_ms"] - c) / c,
+                               "probe_estimate_cold_ms": statistics.mean(fc) + res["sync_ms"],
+                               "error_cold": (statistics.mean(fc) + res["sync_ms"] - c) / c}
+                              for c, (f, fc, r) in zip(calls, bracket)]
+        print(f"{name} interleaved: " + ", ".join(
+            f"{x['measured_ms']:.2f} vs {x['probe_estimate_ms']:.2f} ms ({100 * x['error']:+.0f}%; free {x['probe_free_ms'][0]:.1f}/{x['probe_free_ms'][1]:.1f}, "
+            f"cold {x['probe_free_cold_ms'][0]:.1f}/{x['probe_free_cold_ms'][1]:.1f}, in situ {x['release_in_situ_ms']:.1f})"
+            for x in res["interleaved"]), flush=True)
     res["parts"] = parts(step, base, 10)
     res["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
     print(f"{name}: step {never:.2f} ms -> {every:.2f} ms with empty_cache every step: "
@@ -267,7 +303,7 @@ def main():
     ap.add_argument("--warm", type=int, default=20)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--repeats", type=int, default=4, help="call and sync phases of each kind")
-    ap.add_argument("--probe", help="probe binary: time its replay of the snapshot before every call phase")
+    ap.add_argument("--probe", help="probe binary: time its replay of the snapshot before and after every call phase")
     a = ap.parse_args()
     drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
