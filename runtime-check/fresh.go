@@ -14,11 +14,12 @@ import (
 	"time"
 )
 
-// The driver's cuMemFree cost is a property of the process as much as of the GPU: on the
-// H200 of docs/probe.md the same 10-segment replay took 2.0, 3.4 and 4.0 ms in three probe
-// runs, each steady within its own run. So the replay also runs in fresh processes (the
-// probe's own binary, started again with replayEnv set) and the estimate takes the median
-// over processes, with their spread as its range.
+// The driver's cuMemFree cost drifts: it is CPU work in the kernel driver (a loop over
+// every 64 KiB frame freed), and on the H200 of docs/probe.md it moved between about 6 and
+// 11 ms for the same 11 GiB within seconds, in one process and across consecutive ones
+// alike. So the replay also runs in fresh processes (the probe's own binary, started again
+// with replayEnv set), spreading its samples over more time, and the estimate takes the
+// median over processes, with their spread as its range.
 
 // replayEnv carries a replayRequest to a fresh process; RunProbe then runs only the replay.
 const replayEnv = "CACHELINT_PROBE_REPLAY"

@@ -226,7 +226,7 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 }
 
 // modeNote says when the processes' free passes disagree by half or more: the driver's
-// free cost has fast and slow modes that change over minutes (docs/probe.md), and the
+// free cost has fast and slow phases that change within seconds (docs/probe.md), and the
 // user should know the estimate straddles them.
 func modeNote(procs []ProcessReplay) string {
 	lo, hi := math.Inf(1), 0.0
@@ -238,7 +238,7 @@ func modeNote(procs []ProcessReplay) string {
 	if hi == 0 || hi < 1.5*lo {
 		return ""
 	}
-	return fmt.Sprintf("the free pass took %s to %s in different processes (%.1f×): the driver's free cost has fast and slow modes that change over minutes; the range covers both, and a probe run close in time to your training run says which one it sees",
+	return fmt.Sprintf("the free pass took %s to %s in different processes (%.1f×): the driver's free cost (CPU work in the kernel driver) has fast and slow phases that change within seconds; the range covers both",
 		formatUs(lo), formatUs(hi), hi/lo)
 }
 

@@ -4,9 +4,10 @@
 # compared by their medians:
 #   - the PyTorch benchmark in $RUNS fresh processes: per-call cost of empty_cache() every
 #     step, what a synchronize() per step costs, and memory_stats()/memory_snapshot()
-#     dumps just before a call (the first process's dumps are used); before each call
-#     phase it also runs the probe's replay of its snapshot, so every measured call has a
-#     probe figure taken next to it (the driver's free cost drifts over minutes);
+#     dumps just before a call (the first process's dumps are used); before and after each
+#     call phase it also runs the probe's replay of its snapshot, so every measured call has
+#     probe figures taken seconds from it (the driver's free cost drifts within seconds),
+#     and it times PyTorch's own release inside each call phase;
 #   - the probe $RUNS times per workload with that snapshot and the median sync cost
 #     (each probe itself replays in 3 processes), and once with memory_stats() alone.
 # Everything lands in $OUT (at most 8 files come back, so the dumps travel as one archive).
