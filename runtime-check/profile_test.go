@@ -1,6 +1,7 @@
 package runtimecheck
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,22 @@ func TestLoadProfileRealH200(t *testing.T) {
 	}
 	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 68 || !strings.HasPrefix(p.FindingCost("CL001", 0), "~6.6 ms per step (11% of a 60 ms step) on NVIDIA H200") {
 		t.Errorf("profile %+v", p.Estimate)
+	}
+}
+
+func TestRealH200ProfileWithColdFreePasses(t *testing.T) {
+	// Run f of docs/probe.md: the estimate is the cold-cache free pass over three
+	// processes plus --sync-ms, and the model reproduces it from the stored figures.
+	p, err := LoadProfile(filepath.Join("..", "bench", "gpu", "results", "h200-2026-12-03", "profile-resnet50-f.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.FindingCost("CL001", 0), "~16 ms per step (26% of a 60 ms step) on NVIDIA H200 (probe profile, 60 segments)"; got != want {
+		t.Errorf("FindingCost = %q, want %q", got, want)
+	}
+	e := estimate(p.Measurements, p.Workload, p.Estimate.StepUs/1000, p.Estimate.SyncUs/1000)
+	if math.Abs(e.PerCallUs-p.Estimate.PerCallUs) > 0.01 || e.FreeUs <= e.FreeWarmUs {
+		t.Errorf("recomputed %+v, stored %+v", e, p.Estimate)
 	}
 }
 
