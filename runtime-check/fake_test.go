@@ -22,6 +22,10 @@ type fakeGPU struct {
 	allocPerGiB time.Duration
 	freeBase    time.Duration
 	freePerGiB  time.Duration
+	// coldPerGiB is what each cuMemFree costs more per GiB after evictCPUCaches ran and
+	// before the next allocation: the real driver's free loop runs slower with its state
+	// out of the CPU caches.
+	coldPerGiB  time.Duration
 	freeWaits   bool // cuMemFree waits for all queued work, as the real driver does
 	allocWaits  bool
 	initErr     int            // CUresult cuInit returns
@@ -42,6 +46,7 @@ type fakeGPU struct {
 	nextID   uintptr
 	kernels  []time.Duration
 	maxAsked time.Duration
+	cold     bool // evictCPUCaches ran since the last allocation
 }
 
 func newFakeGPU() *fakeGPU {
@@ -57,6 +62,7 @@ func newFakeGPU() *fakeGPU {
 		allocPerGiB: 400 * time.Microsecond,
 		freeBase:    30 * time.Microsecond,
 		freePerGiB:  100 * time.Microsecond,
+		coldPerGiB:  100 * time.Microsecond,
 		freeWaits:   true,
 		failAt:      map[string]int{},
 		failOnCall:  map[string]int{},
@@ -192,6 +198,7 @@ func (f *fakeGPU) MemAlloc(size uint64) (DevicePtr, error) {
 		f.now = f.deviceIdle()
 	}
 	f.now += cost(f.allocBase, f.allocPerGiB, size)
+	f.cold = false
 	if size > f.freeMem {
 		return 0, fakeErr(fmt.Sprintf("cuMemAlloc_v2(%d bytes)", size), 2)
 	}
@@ -213,6 +220,9 @@ func (f *fakeGPU) MemFree(p DevicePtr) error {
 		f.now = f.deviceIdle()
 	}
 	f.now += cost(f.freeBase, f.freePerGiB, size)
+	if f.cold {
+		f.now += cost(0, f.coldPerGiB, size)
+	}
 	delete(f.live, p)
 	f.freeMem += size
 	return nil

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 		}
 		openDriver = func() (Driver, error) { return f, nil }
 		clock = f.clock
+		evictCPUCaches = func([]byte, int) { f.cold = true }
 		os.Exit(runReplayChild(context.Background(), payload, os.Stdout, os.Stderr))
 	}
 	replayCommand = func() (string, []string, error) { return os.Args[0], []string{"-test.run=^$"}, nil }

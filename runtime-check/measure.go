@@ -119,6 +119,15 @@ const (
 	evictBytes = 64 * mib
 )
 
+// evictCPUCaches writes a byte in every 64-byte line of buf, pushing whatever the CPU
+// caches held (the driver's state among it) out before a cold free pass. Tests replace it
+// to tell their simulated driver that its caches are cold.
+var evictCPUCaches = func(buf []byte, pass int) {
+	for j := 0; j < len(buf); j += 64 {
+		buf[j] = byte(pass + j)
+	}
+}
+
 // curveSizes are the allocation sizes timed, from the small pool's 2 MiB segment up to
 // several GiB; sizes above a quarter of free memory are skipped.
 var curveSizes = []uint64{2 * mib, 8 * mib, 20 * mib, 64 * mib, 256 * mib, 1 * gib, maxCurveSize}
@@ -618,9 +627,7 @@ func (p *prober) replay(w Workload, freeBytes uint64, s Stream) (Replay, error) 
 			}
 		}
 		if cold {
-			for j := 0; j < len(evict); j += 64 {
-				evict[j] = byte(i + j)
-			}
+			evictCPUCaches(evict, i)
 		}
 		df, err := freeAll()
 		if err != nil {

@@ -24,8 +24,8 @@ const (
 // lost. cuMemFree is CPU work in the kernel driver (a loop over every 64 KiB frame), and in
 // a training loop a whole step of CPU work runs between two calls, so the frees start
 // with the CPU caches cold: FreeUs is the replay's cold-cache pass, and the warm pass
-// (FreeWarmUs, what a tight loop of frees sees) is the range's low end. The next step's cudaMalloc calls for the same segments (RefillUs) block only the
-// CPU (the probe checks that cuMemAlloc does not wait for the device); the GPU loses that
+// (FreeWarmUs, what a tight loop of frees sees) is the range's low end. The next step's
+// cudaMalloc calls for the same segments (RefillUs) block only the CPU (the probe checks that cuMemAlloc does not wait for the device); the GPU loses that
 // time only while its queue is empty. Measured on an H200 (docs/probe.md), a training step
 // refills the queue within its first kernels and hides most of the refill, so the point
 // estimate counts none of it and HighUs all of it, the case of a CPU-bound step. When

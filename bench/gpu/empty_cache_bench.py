@@ -199,13 +199,14 @@ AFTER = {"never": None, "empty_cache": torch.cuda.empty_cache, "synchronize": to
 def probe_free(probe, snapshot):
     """The probe's replay of the snapshot's released segments, run now, in one process: the
     driver's free cost drifts over minutes (docs/probe.md), so each call phase gets the
-    probe figure measured next to it. Returns the free pass median in ms."""
+    probe figure measured next to it. Returns the estimate's free term (the cold-cache pass)
+    and the warm pass, in ms."""
     path = snapshot + ".probe.json"
     subprocess.run([probe, "--no-progress", "--processes", "1", "--torch-stats", snapshot, "--json", path],
                    check=True, stdout=subprocess.DEVNULL)
     with open(path) as f:
-        r = json.load(f)["measurements"]["replay"]
-    return r["free_us"]["median"] / 1000, r.get("free_cold_us", {}).get("median", 0) / 1000
+        e = json.load(f)["estimate"]
+    return e["free_us"] / 1000, e["free_warm_us"] / 1000
 
 
 def run(name, make, out, warm, n, repeats, probe=None):
@@ -255,8 +256,8 @@ def run(name, make, out, warm, n, repeats, probe=None):
             res["phases"][-1]["release_in_situ_ms"] = statistics.median(after.release_ms)
         if before is not None:
             after_free = probe_free(probe, snap)
-            res["phases"][-1]["probe_free_ms"] = [before[0], after_free[0]]
-            res["phases"][-1]["probe_free_cold_ms"] = [before[1], after_free[1]]
+            res["phases"][-1]["probe_free_cold_ms"] = [before[0], after_free[0]]
+            res["phases"][-1]["probe_free_warm_ms"] = [before[1], after_free[1]]
     ph = res["phases"]
 
     def per_step(kind):
@@ -274,18 +275,21 @@ def run(name, make, out, warm, n, repeats, probe=None):
                release_in_situ_ms=statistics.median(p["release_in_situ_ms"] for p in ph if "release_in_situ_ms" in p))
     if probe:
         # The probe's estimate for each call phase: the sync this run measured plus the mean
-        # of the free passes the probe timed just before and just after that phase; beside
-        # it, the release PyTorch itself took in that phase.
-        bracket = [(p["probe_free_ms"], p["probe_free_cold_ms"], p["release_in_situ_ms"]) for p in ph if "probe_free_ms" in p]
-        res["interleaved"] = [{"measured_ms": c, "probe_free_ms": f, "probe_free_cold_ms": fc, "release_in_situ_ms": r,
-                               "probe_estimate_ms": statistics.mean(f) + res["sync_ms"],
-                               "error": (statistics.mean(f) + res["sync_ms"] - c) / c,
-                               "probe_estimate_cold_ms": statistics.mean(fc) + res["sync_ms"],
-                               "error_cold": (statistics.mean(fc) + res["sync_ms"] - c) / c}
-                              for c, (f, fc, r) in zip(calls, bracket)]
+        # of the free terms (cold-cache passes) the probe timed just before and just after
+        # that phase; beside it, the same with the warm passes, and the release PyTorch
+        # itself took in that phase.
+        res["interleaved"] = []
+        for c, p in zip(calls, [p for p in ph if "probe_free_cold_ms" in p]):
+            cold, warm = statistics.mean(p["probe_free_cold_ms"]), statistics.mean(p["probe_free_warm_ms"])
+            res["interleaved"].append({
+                "measured_ms": c, "release_in_situ_ms": p["release_in_situ_ms"],
+                "probe_free_cold_ms": p["probe_free_cold_ms"], "probe_free_warm_ms": p["probe_free_warm_ms"],
+                "probe_estimate_ms": cold + res["sync_ms"], "error": (cold + res["sync_ms"] - c) / c,
+                "error_warm": (warm + res["sync_ms"] - c) / c})
         print(f"{name} interleaved: " + ", ".join(
-            f"{x['measured_ms']:.2f} vs {x['probe_estimate_ms']:.2f} ms ({100 * x['error']:+.0f}%; free {x['probe_free_ms'][0]:.1f}/{x['probe_free_ms'][1]:.1f}, "
-            f"cold {x['probe_free_cold_ms'][0]:.1f}/{x['probe_free_cold_ms'][1]:.1f}, in situ {x['release_in_situ_ms']:.1f})"
+            f"{x['measured_ms']:.2f} vs {x['probe_estimate_ms']:.2f} ms ({100 * x['error']:+.0f}%; "
+            f"free cold {x['probe_free_cold_ms'][0]:.1f}/{x['probe_free_cold_ms'][1]:.1f}, "
+            f"warm {x['probe_free_warm_ms'][0]:.1f}/{x['probe_free_warm_ms'][1]:.1f}, in situ {x['release_in_situ_ms']:.1f})"
             for x in res["interleaved"]), flush=True)
     res["parts"] = parts(step, base, 10)
     res["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
