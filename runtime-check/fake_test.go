@@ -25,13 +25,13 @@ type fakeGPU struct {
 	// coldPerGiB is what each cuMemFree costs more per GiB after evictCPUCaches ran and
 	// before the next allocation: the real driver's free loop runs slower with its state
 	// out of the CPU caches.
-	coldPerGiB  time.Duration
-	freeWaits   bool // cuMemFree waits for all queued work, as the real driver does
-	allocWaits  bool
-	initErr     int            // CUresult cuInit returns
-	failAt      map[string]int // method -> CUresult to return on its first call
-	failOnCall  map[string]int // method -> 1-based call number that fails
-	spinScale   float64        // kernel duration / asked duration (1 when 0)
+	coldPerGiB time.Duration
+	freeWaits  bool // cuMemFree waits for all queued work, as the real driver does
+	allocWaits bool
+	initErr    int            // CUresult cuInit returns
+	failAt     map[string]int // method -> CUresult to return on its first call
+	failOnCall map[string]int // method -> 1-based call number that fails
+	spinScale  float64        // kernel duration / asked duration (1 when 0)
 
 	// state
 	now      time.Duration
