@@ -14,27 +14,13 @@ import (
 	"github.com/cachelint/cachelint/rules"
 )
 
-// sarifSchemaPath finds the official SARIF 2.1.0 schema in shared/data beside the
-// repository (where CI puts shared/ next to its clone).
+// sarifSchemaPath is the official SARIF 2.1.0 schema, vendored under testdata.
 func sarifSchemaPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package directory: cannot locate the repository root")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "data", "sarif-schema-2.1.0.json")
+	// Vendored with its source and licence in testdata/sarif/README.md.
+	p := filepath.Join("testdata", "sarif", "sarif-schema-2.1.0.json")
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("SARIF schema missing (it must be at ../shared/data beside the repository): %v", err)
+		t.Fatalf("SARIF schema missing: %v", err)
 	}
 	return p
 }
