@@ -1,31 +1,27 @@
 package analyzers
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/tools/go/analysis"
-
 	"github.com/cachelint/cachelint/internal/allocconf"
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
+	"github.com/cachelint/cachelint/rules"
 )
 
 // AllocConf reports PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF settings that PyTorch
 // never applies: set after CUDA was initialised (CL010), rejected or misread by PyTorch's
 // parser (CL011), or accepted but without effect (CL012). The PyTorch knowledge lives in
 // internal/allocconf; this analyzer finds the settings and the program around them.
-var AllocConf = &analysis.Analyzer{
-	Name:       "allocconf",
-	Doc:        "reports allocator config settings made too late (CL010), invalid (CL011) or without effect (CL012)",
-	URL:        "https://github.com/cachelint/cachelint/blob/main/rules/CL010.md",
-	Requires:   []*analysis.Analyzer{CacheCalls},
-	Run:        runAllocConf,
-	ResultType: reflect.TypeFor[*Notes](),
+var AllocConf = &driver.Analyzer{
+	Name:     "allocconf",
+	Doc:      "reports allocator config settings made too late (CL010), invalid (CL011) or without effect (CL012)",
+	Requires: []*driver.Analyzer{CacheCalls},
+	Run:      runAllocConf,
 }
 
 const (
@@ -49,44 +45,78 @@ type confSetting struct {
 	augmented bool
 	lit       *litValue
 	cfg       *allocconf.Config
+	probs     []allocconf.Problem
 }
 
-func runAllocConf(pass *analysis.Pass) (any, error) {
+func runAllocConf(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
-	res := g.Project.res
-	notes := &Notes{}
-	files := append([]*pyparse.File(nil), res.Files...)
 	var needFraction []*confSetting
-	for _, f := range files {
-		settings := findSettings(g, f)
+	for _, f := range g.Project.res.Files {
+		settings := analysedSettings(g, f)
 		for _, s := range settings {
-			if s.value == nil || s.augmented {
-				continue
+			for _, p := range s.probs {
+				reportProblem(pass, s, p)
 			}
-			lit := literalValue(f, s.value)
-			if lit == nil || !lit.literal {
-				continue
-			}
-			s.lit = lit
-			cfg, probs := allocconf.ParseSegments(lit.segs)
-			s.cfg = cfg
-			gcInvalid := false
-			for _, p := range probs {
-				gcInvalid = gcInvalid || (p.Rule == "CL011" && p.Key == "garbage_collection_threshold")
-				reportProblem(pass, notes, s, p)
-			}
-			if _, _, ok := cfg.NeedsMemoryFraction(); ok && !gcInvalid {
+			if s.needsFraction() {
 				needFraction = append(needFraction, s)
 			}
 		}
-		checkOrder(pass, notes, g, f, settings)
+		checkOrder(pass, g, f, settings)
 	}
 	if len(needFraction) > 0 {
-		if err := reportWithoutFraction(pass, notes, g, needFraction); err != nil {
-			return nil, err
+		reportWithoutFraction(pass, g, needFraction)
+	}
+	return nil, nil
+}
+
+// analysedSettings finds f's settings and parses the literal values among them.
+func analysedSettings(g *CallGraph, f *pyparse.File) []*confSetting {
+	settings := findSettings(g, f)
+	for _, s := range settings {
+		if s.value == nil || s.augmented {
+			continue
+		}
+		lit := literalValue(f, s.value)
+		if lit == nil || !lit.literal {
+			continue
+		}
+		s.lit = lit
+		s.cfg, s.probs = allocconf.ParseSegments(lit.segs)
+	}
+	return settings
+}
+
+// needsFraction reports a valid garbage_collection_threshold, which acts only with a
+// per-process memory fraction set somewhere in the program.
+func (s *confSetting) needsFraction() bool {
+	if s.cfg == nil {
+		return false
+	}
+	for _, p := range s.probs {
+		if p.Rule == rules.CL011 && p.Key == "garbage_collection_threshold" {
+			return false
 		}
 	}
-	return notes, nil
+	_, _, ok := s.cfg.NeedsMemoryFraction()
+	return ok
+}
+
+// fractionNeedles are what a file must mention to matter to a garbage_collection_threshold
+// setting's program: a set_per_process_memory_fraction call, or an import of the setting's
+// module. CacheCalls parses those files before it hands the parse on.
+func fractionNeedles(g *CallGraph) []string {
+	var needles []string
+	for _, f := range g.Project.res.Files {
+		for _, s := range analysedSettings(g, f) {
+			if s.needsFraction() {
+				if needles == nil {
+					needles = []string{fractionCall}
+				}
+				needles = append(needles, moduleStem(f.Path))
+			}
+		}
+	}
+	return needles
 }
 
 // plainString returns the text of a string literal with no interpolation and no bytes
@@ -377,23 +407,20 @@ func decodeEscape(s string) (string, bool) {
 	return s, true
 }
 
-func reportProblem(pass *analysis.Pass, notes *Notes, s *confSetting, p allocconf.Problem) {
+func reportProblem(pass *driver.Pass, s *confSetting, p allocconf.Problem) {
 	f := s.file
 	start, end, ok := s.lit.span(p.Offset, p.End)
 	if !ok {
 		start, end = s.value.Start, s.value.End
 	}
-	d := analysis.Diagnostic{
-		Pos: f.Pos(start), End: f.Pos(end), Category: p.Rule,
-		Message: s.varName + ": " + p.Text(),
-		URL:     "https://github.com/cachelint/cachelint/blob/main/rules/" + p.Rule + ".md",
-	}
 	label := "PyTorch rejects or misreads this"
-	if p.Rule == "CL012" {
+	if p.Rule == rules.CL012 {
 		label = "accepted, but has no effect"
 	}
-	notes.report(pass, d, Note{
-		Label: label, Help: problemHelp(p), Function: functionName(f.EnclosingFunction(s.at)),
+	pass.Report(driver.Diagnostic{
+		Pos: f.Pos(start), End: f.Pos(end), Code: p.Rule,
+		Message: s.varName + ": " + p.Text(),
+		Label:   label, Help: problemHelp(p), Function: functionName(f.EnclosingFunction(s.at)),
 		Snippet: snippet(f, s.at.Statement()),
 	})
 }
@@ -401,7 +428,7 @@ func reportProblem(pass *analysis.Pass, notes *Notes, s *confSetting, p alloccon
 // problemHelp says what to do about one problem, from its rule and the key's value form.
 func problemHelp(p allocconf.Problem) string {
 	m := p.Message
-	if p.Rule == "CL012" {
+	if p.Rule == rules.CL012 {
 		switch {
 		case strings.Contains(m, "per-process memory fraction"):
 			return "call torch.cuda.set_per_process_memory_fraction() with a fraction below 1 (or, on PyTorch >= 2.10, add per_process_memory_fraction below 1), or drop garbage_collection_threshold"
@@ -452,17 +479,10 @@ func problemHelp(p allocconf.Problem) string {
 
 // reportWithoutFraction reports garbage_collection_threshold settings of programs that set
 // no per-process memory fraction. The program is the setting's file and every project
-// file connected to it by imports, in either direction; files that call
-// set_per_process_memory_fraction or import the setting's module are parsed first.
-func reportWithoutFraction(pass *analysis.Pass, notes *Notes, g *CallGraph, settings []*confSetting) error {
+// file connected to it by imports, in either direction (CacheCalls parsed the files that
+// call set_per_process_memory_fraction or import the setting's module: fractionNeedles).
+func reportWithoutFraction(pass *driver.Pass, g *CallGraph, settings []*confSetting) {
 	res := g.Project.res
-	needles := []string{fractionCall}
-	for _, s := range settings {
-		needles = append(needles, moduleStem(s.file.Path))
-	}
-	if err := res.ParseMatching(context.Background(), needles); err != nil {
-		return fmt.Errorf("parse files that may set a memory fraction: %w", err)
-	}
 	adj := map[*pyparse.File][]*pyparse.File{}
 	for _, f := range res.Files {
 		for _, t := range importedFiles(g, f) {
@@ -490,10 +510,9 @@ func reportWithoutFraction(pass *analysis.Pass, notes *Notes, g *CallGraph, sett
 			}
 		}
 		for _, p := range s.cfg.ProgramProblems(allocconf.ProgramContext{SetsMemoryFraction: found}) {
-			reportProblem(pass, notes, s, p)
+			reportProblem(pass, s, p)
 		}
 	}
-	return nil
 }
 
 // moduleStem is the name other modules import a file by: "train" for train.py, the
@@ -571,7 +590,7 @@ type orderWalker struct {
 	report   func(s *confSetting, backend bool)
 }
 
-func checkOrder(pass *analysis.Pass, notes *Notes, g *CallGraph, f *pyparse.File, settings []*confSetting) {
+func checkOrder(pass *driver.Pass, g *CallGraph, f *pyparse.File, settings []*confSetting) {
 	w := &orderWalker{g: g, f: f, settings: map[*pyparse.Node][]*confSetting{}, seen: map[*confSetting]bool{}, inlined: map[*pyparse.Function]bool{}}
 	for _, s := range settings {
 		if s.environ {
@@ -581,7 +600,7 @@ func checkOrder(pass *analysis.Pass, notes *Notes, g *CallGraph, f *pyparse.File
 	if len(w.settings) == 0 {
 		return
 	}
-	w.report = func(s *confSetting, backend bool) { reportOrder(pass, notes, w, s, backend) }
+	w.report = func(s *confSetting, backend bool) { reportOrder(pass, w, s, backend) }
 	w.walk(f.Root, 0)
 }
 
@@ -731,26 +750,23 @@ func (w *orderWalker) isCUDADevice(n, at *pyparse.Node, depth int) bool {
 	return false
 }
 
-func reportOrder(pass *analysis.Pass, notes *Notes, w *orderWalker, s *confSetting, backend bool) {
+func reportOrder(pass *driver.Pass, w *orderWalker, s *confSetting, backend bool) {
 	f := w.f
 	var msg, label, help string
-	var related analysis.RelatedInformation
+	var related driver.Related
 	if backend {
 		b, _ := s.cfg.Get("backend")
 		msg = fmt.Sprintf("%s selects backend:%s after import torch at line %d: PyTorch chooses the allocator backend when torch is imported, so CUDA initialisation will fail with \"Allocator backend parsed at runtime != allocator backend parsed at load time\"", s.varName, b.Value, w.torch.Line())
 		label, help = "too late: the backend is chosen at import torch", helpBackend
-		related = analysis.RelatedInformation{Pos: f.Pos(w.torch.Start), End: f.Pos(w.torch.End), Message: "torch is imported here"}
+		related = driver.Related{Pos: f.Pos(w.torch.Start), End: f.Pos(w.torch.End), Message: "torch is imported here"}
 	} else {
 		msg = fmt.Sprintf("%s is set after CUDA was initialised at line %d (`%s`): PyTorch reads the allocator config once, when CUDA initialises, so this setting is silently ignored", s.varName, w.init.Line(), shortText(f, w.init))
 		label, help = "ignored: CUDA is already initialised", helpAfterInit
-		related = analysis.RelatedInformation{Pos: f.Pos(w.init.Start), End: f.Pos(w.init.End), Message: "CUDA is initialised here"}
+		related = driver.Related{Pos: f.Pos(w.init.Start), End: f.Pos(w.init.End), Message: "CUDA is initialised here"}
 	}
-	d := analysis.Diagnostic{
-		Pos: f.Pos(s.at.Start), End: f.Pos(s.at.End), Category: "CL010", Message: msg,
-		URL:     "https://github.com/cachelint/cachelint/blob/main/rules/CL010.md",
-		Related: []analysis.RelatedInformation{related},
-	}
-	notes.report(pass, d, Note{
-		Label: label, Help: help, Function: functionName(f.EnclosingFunction(s.at)), Snippet: snippet(f, s.at.Statement()),
+	pass.Report(driver.Diagnostic{
+		Pos: f.Pos(s.at.Start), End: f.Pos(s.at.End), Code: rules.CL010, Message: msg,
+		Related: []driver.Related{related},
+		Label:   label, Help: help, Function: functionName(f.EnclosingFunction(s.at)), Snippet: snippet(f, s.at.Statement()),
 	})
 }

@@ -1,51 +1,39 @@
 package analyzers_test
 
 import (
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/go/analysis"
 
 	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/analyzertest"
 )
 
+// TestAllocConf runs with the production prefilter: program/train.py and program/gpu.py
+// mention no needle, so the files that set a memory fraction must be pulled in before the
+// reporters run, or program/config.py and program/eval.py would come out wrong.
 func TestAllocConf(t *testing.T) {
-	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "allocconf"), []*analysis.Analyzer{analyzers.AllocConf}, nil)
-}
-
-// TestAllocConfPrefiltered runs with the CLI's byte prefilter: program/train.py and
-// program/gpu.py mention no needle, so the analyzer must pull in the files that set a
-// memory fraction itself or it would get program/config.py and program/eval.py wrong.
-func TestAllocConfPrefiltered(t *testing.T) {
-	flags := map[string]map[string]string{"pyparse": {"needles": strings.Join(analyzers.Needles(), ",")}}
-	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "allocconf"), []*analysis.Analyzer{analyzers.AllocConf}, flags)
+	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "allocconf"), analyzers.AllocConf)
 }
 
 // TestAllocConfRanges checks what the code frame underlines: the key or value inside the
 // literal where the source maps byte for byte, the whole literal across an escape, and
 // the dict entry for CL010 in os.environ.update.
 func TestAllocConfRanges(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "src", "allocconf")
-	res := analyzertest.Run(t, dir, []*analysis.Analyzer{analyzers.AllocConf}, nil)
-	notes := res.Results[analyzers.AllocConf].(*analyzers.Notes)
+	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "allocconf"), analyzers.AllocConf)
 	got := map[string][]string{} // "file:line code" -> underlined texts
-	for _, d := range res.Diagnostics {
-		if d.Analyzer != analyzers.AllocConf {
+	for _, f := range res.Report.Findings {
+		if f.Label == "" || f.Help == "" {
+			t.Errorf("%s:%d %s: label %q, help %q", f.File, f.Line, f.Code, f.Label, f.Help)
+		}
+		lines := strings.Split(string(res.Report.Source(f.File)), "\n")
+		if f.EndLine != f.Line {
 			continue
 		}
-		if note, ok := notes.NoteFor(d.Pos, d.Category); !ok || note.Label == "" || note.Help == "" {
-			t.Errorf("%s %s: note = %+v, %v", res.Fset.Position(d.Pos), d.Category, note, ok)
-		}
-		s, e := res.Fset.Position(d.Pos), res.Fset.Position(d.End)
-		src, err := os.ReadFile(s.Filename)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key := filepath.ToSlash(strings.TrimPrefix(s.Filename, dir+string(filepath.Separator))) + ":" + itoa(s.Line) + " " + d.Category
-		got[key] = append(got[key], string(src[s.Offset:e.Offset]))
+		line := []rune(lines[f.Line-1])
+		key := filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) + " " + f.Code
+		got[key] = append(got[key], string(line[f.Column-1:f.EndColumn-1]))
 	}
 	want := map[string]string{
 		"cl011_invalid.py:5 CL011":     "expandable_segment",

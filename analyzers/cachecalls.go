@@ -1,13 +1,11 @@
 package analyzers
 
 import (
-	"context"
-	"reflect"
+	"fmt"
 	"sort"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -15,22 +13,15 @@ import (
 // aliases of SPEC §2, known library helpers, and calls of the project's own functions that
 // (transitively) make such a call — the cache-emptying helpers. Its result is the call graph
 // that Classify walks.
-var CacheCalls = &analysis.Analyzer{
-	Name:       "cachecalls",
-	Doc:        "finds cache-emptying calls, direct or through helpers, across the project's files",
-	Requires:   []*analysis.Analyzer{pyparse.Analyzer},
-	Run:        runCacheCalls,
-	ResultType: reflect.TypeFor[*CallGraph](),
-}
-
-var (
-	rootFlag         string
-	extraHelpersFlag string
-)
-
-func init() {
-	CacheCalls.Flags.StringVar(&rootFlag, "root", ".", "project root, for resolving imports")
-	CacheCalls.Flags.StringVar(&extraHelpersFlag, "extra-helpers", "", "comma-separated dotted names of functions that empty the cache")
+//
+// CacheCalls owns the parse: it parses the files that mention a needle (Needles), then the
+// files that mention the helpers it found, round after round, then what AllocConf will
+// need; once it returns, nothing is parsed any more, so every analyzer after it sees the
+// same files whatever order they run in.
+var CacheCalls = &driver.Analyzer{
+	Name: "cachecalls",
+	Doc:  "parses the files that can matter and finds cache-emptying calls, direct or through helpers, across them",
+	Run:  runCacheCalls,
 }
 
 // Target is a call that empties the cache by itself: a torch spelling or a library helper.
@@ -69,33 +60,29 @@ type CallGraph struct {
 	Rounds int
 }
 
-func runCacheCalls(pass *analysis.Pass) (any, error) {
-	res := pass.ResultOf[pyparse.Analyzer].(*pyparse.Result)
+func runCacheCalls(pass *driver.Pass) (any, error) {
+	ctx := pass.Context
+	res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
 	extra := map[string]bool{}
-	for _, e := range strings.Split(extraHelpersFlag, ",") {
+	for _, e := range pass.Settings.ExtraHelpers {
 		if e = strings.TrimSpace(e); e != "" {
 			extra[e] = true
 		}
 	}
-	proj := newProject(rootFlag, pass.OtherFiles, res)
+	first := Needles(pass.Settings.ExtraHelpers)
+	if err := res.ParseMatching(ctx, first); err != nil {
+		return nil, err
+	}
+	proj := newProject(pass.Settings.Root, pass.Files, res)
 	searched := map[string]bool{}
-	for _, n := range needles() {
+	for _, n := range first {
 		searched[n] = true
 	}
-	for e := range extra {
-		name := e[strings.LastIndex(e, ".")+1:]
-		if !searched[name] {
-			searched[name] = true
-			if err := res.ParseMatching(context.Background(), []string{name}); err != nil {
-				return nil, err
-			}
-		}
-	}
 	var g *CallGraph
-	for round := 1; ; round++ {
+	round := 1
+	for ; ; round++ {
 		proj.reindex()
 		g = buildGraph(proj, res, extra)
-		g.Rounds = round
 		var fresh []string
 		for fn := range g.Helpers {
 			if !searched[fn.Name] && g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
@@ -112,13 +99,26 @@ func runCacheCalls(pass *analysis.Pass) (any, error) {
 			break
 		}
 		before := res.Parsed
-		if err := res.ParseMatching(context.Background(), fresh); err != nil {
+		if err := res.ParseMatching(ctx, fresh); err != nil {
 			return nil, err
 		}
 		if res.Parsed == before {
 			break
 		}
 	}
+	// AllocConf judges a garbage_collection_threshold setting against its whole program:
+	// parse the files that set a memory fraction or import the setting's module now.
+	if needles := fractionNeedles(g); len(needles) > 0 {
+		before := res.Parsed
+		if err := res.ParseMatching(ctx, needles); err != nil {
+			return nil, fmt.Errorf("parse files that may set a memory fraction: %w", err)
+		}
+		if res.Parsed != before {
+			proj.reindex()
+			g = buildGraph(proj, res, extra)
+		}
+	}
+	g.Rounds = round
 	return g, nil
 }
 
@@ -269,3 +269,6 @@ func sortEdges(es []*Edge) {
 		return es[i].Call.Node.Start < es[j].Call.Node.Start
 	})
 }
+
+// Parsed is the parse CacheCalls made: every file any analyzer looks at.
+func (g *CallGraph) Parsed() *pyparse.Result { return g.Project.res }

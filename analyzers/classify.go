@@ -3,38 +3,30 @@ package analyzers
 import (
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
+	"github.com/cachelint/cachelint/rules"
 )
 
 // Classify gives every cache-emptying call a frequency (SPEC §3) and a pattern (SPEC §4),
 // following helpers to the loops and hooks that call them. Its result is the list of
 // records `cachelint calls` prints and StepLoop reports from.
-var Classify = &analysis.Analyzer{
-	Name:       "classify",
-	Doc:        "classifies each cache-emptying call by how often it runs and which legitimate use it matches",
-	Requires:   []*analysis.Analyzer{CacheCalls},
-	Run:        runClassify,
-	ResultType: reflect.TypeFor[*Classification](),
+var Classify = &driver.Analyzer{
+	Name:     "classify",
+	Doc:      "classifies each cache-emptying call by how often it runs and which legitimate use it matches",
+	Requires: []*driver.Analyzer{CacheCalls},
+	Run:      runClassify,
 }
-
-var stepLoopNamesFlag string
 
 // reStepFuncName names functions that run one step: `train_step`, `training_step`,
 // `valid_step`, `train_batch`, `run_batch`, `step`, `update_step`, `forward_backward`.
 var reStrongStepName = regexp.MustCompile(`^_*(train_step|training_step|train_batch|train_on_batch|valid_step|validation_step|eval_step|forward_backward|fwd_bwd|forward_backward_step)$`)
 
 var reStepFuncName = regexp.MustCompile(`(?i)^_*(step|(train|training|eval|valid|validation|val|test|predict|inference|infer|update|optim|optimizer|opt|forward_backward|fwd_bwd|run|process|micro)_?(step|batch|iter|iteration)|forward_backward|train_on_batch|fwd_bwd)$`)
-
-func init() {
-	Classify.Flags.StringVar(&stepLoopNamesFlag, "step-loop-names", "", "comma-separated names of functions called once per step, or of iterables that yield batches")
-}
 
 // Frequency is how often a call runs.
 type Frequency string
@@ -104,20 +96,23 @@ type classifier struct {
 	resolved      map[*pyparse.Node]*funcRef
 }
 
-func runClassify(pass *analysis.Pass) (any, error) {
+func runClassify(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	a := &classifier{
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{},
 	}
-	for _, n := range strings.Split(stepLoopNamesFlag, ",") {
+	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
 			a.stepNames[n] = true
 		}
 	}
 	out := &Classification{Graph: g}
 	for _, t := range g.Targets {
+		if err := pass.Context.Err(); err != nil {
+			return nil, err
+		}
 		// A bug on one call must not cost the others their classification.
 		guard(&out.Errors, t.File.Path, func() {
 			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
@@ -280,13 +275,13 @@ func ruleFor(r *Record) string {
 	}
 	switch r.Frequency {
 	case PerIteration:
-		return "CL001"
+		return rules.CL001
 	case Periodic:
-		return "CL002"
+		return rules.CL002
 	case PerEpoch:
-		return "CL003"
+		return rules.CL003
 	case Unknown:
-		return "CL004"
+		return rules.CL004
 	}
 	return ""
 }

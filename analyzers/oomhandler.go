@@ -2,26 +2,23 @@ package analyzers
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
+	"github.com/cachelint/cachelint/rules"
 )
 
 // OOMHandler reports out-of-memory handlers that clear the cache badly: CL005 when the
 // handler re-runs the failed work before leaving the `except` block (the traceback still
 // pins the failed attempt's tensors), CL006 when a RuntimeError/Exception/bare handler
 // clears the cache without checking that the error is an OOM.
-var OOMHandler = &analysis.Analyzer{
-	Name:       "oomhandler",
-	Doc:        "reports OOM handlers that retry inside the except block (CL005) or catch more than OOM (CL006)",
-	URL:        "https://github.com/cachelint/cachelint/blob/main/rules/CL005.md",
-	Requires:   []*analysis.Analyzer{CacheCalls},
-	Run:        runOOMHandler,
-	ResultType: reflect.TypeFor[*Notes](),
+var OOMHandler = &driver.Analyzer{
+	Name:     "oomhandler",
+	Doc:      "reports OOM handlers that retry inside the except block (CL005) or catch more than OOM (CL006)",
+	Requires: []*driver.Analyzer{CacheCalls},
+	Run:      runOOMHandler,
 }
 
 const (
@@ -46,19 +43,18 @@ var (
 	notWorkPrefixes = []string{"torch.cuda.", "gc.", "logging.", "logger.", "log.", "warnings.", "time.", "os.", "sys.", "traceback."}
 )
 
-func runOOMHandler(pass *analysis.Pass) (any, error) {
+func runOOMHandler(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	clears := clearingCalls(g)
-	notes := &Notes{}
 	for _, f := range g.Project.res.Files {
 		f.Root.Walk(func(n *pyparse.Node) bool {
 			if n.Kind == "except_clause" || n.Kind == "except_group_clause" {
-				checkHandler(pass, notes, g, f, n, clears)
+				checkHandler(pass, g, f, n, clears)
 			}
 			return true
 		})
 	}
-	return notes, nil
+	return nil, nil
 }
 
 // clearingCalls maps every call node that empties the cache, directly or through a
@@ -154,7 +150,7 @@ func walkOwn(n *pyparse.Node, fn func(*pyparse.Node)) {
 	})
 }
 
-func checkHandler(pass *analysis.Pass, notes *Notes, g *CallGraph, f *pyparse.File, clause *pyparse.Node, clears map[*pyparse.Node]string) {
+func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pyparse.Node, clears map[*pyparse.Node]string) {
 	k := exceptKindOf(f, clause)
 	if !k.bare && !k.oom && k.broad == nil {
 		return // cannot catch an OOM
@@ -183,10 +179,10 @@ func checkHandler(pass *analysis.Pass, notes *Notes, g *CallGraph, f *pyparse.Fi
 	retry, failed := findRetry(g, f, try, body, clear, clears)
 	fnName := functionName(f.EnclosingFunction(clause))
 	if retry != nil {
-		reportRetry(pass, notes, f, clause, clear, clears[clear], retry, failed, fnName)
+		reportRetry(pass, f, clause, clear, clears[clear], retry, failed, fnName)
 	}
 	if (k.bare || k.broad != nil) && !checksOOM(f, body, k) {
-		reportTooBroad(pass, notes, f, clause, k, clear, clears[clear], retry != nil, fnName)
+		reportTooBroad(pass, f, clause, k, clear, clears[clear], retry != nil, fnName)
 	}
 }
 
@@ -366,32 +362,30 @@ func calleeText(f *pyparse.File, call *pyparse.Node) string {
 	return shortText(f, call)
 }
 
-func reportRetry(pass *analysis.Pass, notes *Notes, f *pyparse.File, clause, clear *pyparse.Node, how string, retry, failed *pyparse.Node, fnName string) {
+func reportRetry(pass *driver.Pass, f *pyparse.File, clause, clear *pyparse.Node, how string, retry, failed *pyparse.Node, fnName string) {
 	stmt := retry.Statement()
 	what := fmt.Sprintf("re-runs `%s`, the work that failed,", calleeText(f, retry))
 	if failed == nil {
 		what = fmt.Sprintf("retries by calling `%s` again", calleeText(f, retry))
 	}
 	msg := fmt.Sprintf("%s inside the except block (handler at line %d): until the handler ends, the exception's traceback keeps the failed attempt's tensors alive, so %s frees little and the retry can run out of memory again", what, clause.Line(), how)
-	d := analysis.Diagnostic{
-		Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), Category: "CL005", Message: msg,
-		URL: "https://github.com/cachelint/cachelint/blob/main/rules/CL005.md",
-		Related: []analysis.RelatedInformation{{
+	d := driver.Diagnostic{
+		Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), Code: rules.CL005, Message: msg,
+		Label: "retried while the failed attempt's memory is still held", Help: helpRetryInside,
+		Function: fnName, Snippet: snippet(f, stmt),
+		Related: []driver.Related{{
 			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " clears the cache here, while the exception is still alive",
 		}},
 	}
 	if failed != nil {
-		d.Related = append(d.Related, analysis.RelatedInformation{
+		d.Related = append(d.Related, driver.Related{
 			Pos: f.Pos(failed.Start), End: f.Pos(failed.End), Message: "the attempt that failed",
 		})
 	}
-	notes.report(pass, d, Note{
-		Label: "retried while the failed attempt's memory is still held", Help: helpRetryInside,
-		Function: fnName, Snippet: snippet(f, stmt),
-	})
+	pass.Report(d)
 }
 
-func reportTooBroad(pass *analysis.Pass, notes *Notes, f *pyparse.File, clause *pyparse.Node, k exceptKind, clear *pyparse.Node, how string, retries bool, fnName string) {
+func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k exceptKind, clear *pyparse.Node, how string, retries bool, fnName string) {
 	caught, every := "bare `except:`", "every exception"
 	if !k.bare {
 		caught = "`except " + k.text + "`"
@@ -413,40 +407,40 @@ func reportTooBroad(pass *analysis.Pass, notes *Notes, f *pyparse.File, clause *
 	if end == clause.Start {
 		end = header.End
 	}
-	d := analysis.Diagnostic{
-		Pos: f.Pos(clause.Start), End: f.Pos(end), Category: "CL006", Message: msg,
-		URL: "https://github.com/cachelint/cachelint/blob/main/rules/CL006.md",
-		Related: []analysis.RelatedInformation{{
-			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " runs here for every caught error",
-		}},
-	}
-	if fix, ok := narrowExceptFix(f, clause, k); ok {
-		d.SuggestedFixes = []analysis.SuggestedFix{fix}
-	}
 	label := "catches every error, not only OOM"
 	if !k.bare {
 		label = "catches every " + pyparse.DottedName(k.broad, f.Src) + ", not only OOM"
 	}
-	notes.report(pass, d, Note{Label: label, Help: helpTooBroad, Function: fnName, Snippet: snippet(f, header)})
+	d := driver.Diagnostic{
+		Pos: f.Pos(clause.Start), End: f.Pos(end), Code: rules.CL006, Message: msg,
+		Label: label, Help: helpTooBroad, Function: fnName, Snippet: snippet(f, header),
+		Related: []driver.Related{{
+			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " runs here for every caught error",
+		}},
+	}
+	if fix, ok := narrowExceptFix(f, clause, k); ok {
+		d.Fix = fix
+	}
+	pass.Report(d)
 }
 
 // narrowExceptFix replaces the broad type with torch.cuda.OutOfMemoryError, spelt through
 // the file's own torch import. A tuple that already names an OOM type, or holds several
 // broad types, gets no fix: what to keep is the author's call.
-func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (analysis.SuggestedFix, bool) {
+func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (*driver.Fix, bool) {
 	name := oomTypeSpelling(f)
 	if name == "" || k.oom {
-		return analysis.SuggestedFix{}, false
+		return nil, false
 	}
-	fix := analysis.SuggestedFix{Message: "catch " + name + " instead"}
+	fix := &driver.Fix{Message: "catch " + name + " instead"}
 	if k.bare {
 		for _, c := range clause.Children {
 			if c.Kind == "except" {
-				fix.TextEdits = []analysis.TextEdit{{Pos: f.Pos(c.End), End: f.Pos(c.End), NewText: []byte(" " + name)}}
+				fix.Edits = []driver.Edit{{Pos: f.Pos(c.End), End: f.Pos(c.End), NewText: " " + name}}
 				return fix, true
 			}
 		}
-		return analysis.SuggestedFix{}, false
+		return nil, false
 	}
 	broad := 0
 	for _, e := range k.elems {
@@ -455,9 +449,9 @@ func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (analy
 		}
 	}
 	if broad != 1 {
-		return analysis.SuggestedFix{}, false
+		return nil, false
 	}
-	fix.TextEdits = []analysis.TextEdit{{Pos: f.Pos(k.broad.Start), End: f.Pos(k.broad.End), NewText: []byte(name)}}
+	fix.Edits = []driver.Edit{{Pos: f.Pos(k.broad.Start), End: f.Pos(k.broad.End), NewText: name}}
 	return fix, true
 }
 

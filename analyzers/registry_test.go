@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/go/analysis"
-
 	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/analyzertest"
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/rules"
 )
 
@@ -64,36 +64,22 @@ func docBlocks(doc string) (example, useInstead string, ok bool) {
 	return m1[1] + "\n", m2[1] + "\n", true
 }
 
-// run analyses one Python file as a project of its own.
-func run(t *testing.T, src string, as []*analysis.Analyzer) []driver.Diagnostic {
+// run analyses one Python file as a project of its own, on the production path.
+func run(t *testing.T, src string, as ...*driver.Analyzer) []report.Finding {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "example.py")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatalf("write %s: %v", path, err)
 	}
-	res, err := driver.Run(driver.Options{
-		Files: []string{path}, Analyzers: as,
-		Flags: map[string]map[string]string{
-			"pyparse":    {"needles": ""},
-			"cachecalls": {"root": dir, "extra-helpers": ""},
-			"classify":   {"step-loop-names": ""},
-		},
-	})
-	if err != nil {
-		t.Fatalf("driver: %v", err)
-	}
-	for _, e := range res.Errors {
-		t.Errorf("internal error: %v", e)
-	}
-	return res.Diagnostics
+	return analyzertest.Analyse(t, dir, as...).Report.Findings
 }
 
 // TestDocExamples runs each rule's documented example through its analyzer: `cachelint
 // explain` shows users the Example as what the rule reports and Use instead as the clean
 // version, so both must be true of the analyzer as it is.
 func TestDocExamples(t *testing.T) {
-	var reporting []*analysis.Analyzer
+	var reporting []*driver.Analyzer
 	for _, a := range analyzers.Reporting {
 		if !slices.Contains(reporting, a) {
 			reporting = append(reporting, a)
@@ -110,14 +96,14 @@ func TestDocExamples(t *testing.T) {
 				t.Fatalf("rules/%s.md has no ```python block under `## Example` and under `Use instead:`", r.Code)
 			}
 			found := false
-			for _, d := range run(t, example, []*analysis.Analyzer{a}) {
-				found = found || d.Category == r.Code
+			for _, d := range run(t, example, a) {
+				found = found || d.Code == r.Code
 			}
 			if !found {
 				t.Errorf("the Example of rules/%s.md gets no %s from %s:\n%s", r.Code, r.Code, a.Name, example)
 			}
-			for _, d := range run(t, useInstead, reporting) {
-				t.Errorf("the Use instead of rules/%s.md gets %s: %s", r.Code, d.Category, d.Message)
+			for _, d := range run(t, useInstead, reporting...) {
+				t.Errorf("the Use instead of rules/%s.md gets %s: %s", r.Code, d.Code, d.Message)
 			}
 		})
 	}

@@ -1,6 +1,11 @@
 package analyzers
 
-import "strings"
+import (
+	"sort"
+	"strings"
+
+	"github.com/cachelint/cachelint/internal/allocconf"
+)
 
 // directCallees are the fully qualified spellings of torch's cache-emptying functions
 // (SPEC §2). Aliases are resolved to these through the file's imports first.
@@ -46,12 +51,41 @@ var methodHelpers = map[string]string{
 	"accelerator.clear":       "accelerate's Accelerator.clear() calls free_memory(), which empties the cache",
 }
 
-// needles are the identifiers a file must mention to be parsed at all: the names every
-// cache-emptying spelling above ends with, and the allocator-config variables. Helpers
-// found later add their own names.
-func needles() []string {
-	return []string{"empty_cache", "release_memory", "clear_device_cache", "free_memory", "garbage_collection_cuda", "backend_empty_cache",
-		"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"}
+// Needles are what a file must mention to be parsed at all, derived from the tables above
+// so that a spelling added there is found: the last name of every direct and library
+// spelling, every name helper, each method helper as a "receiver.method" pair (a file must
+// mention both), the allocator-config variables, and the project's extra helpers. Helpers
+// found in parsed files add their own names later (CacheCalls).
+func Needles(extraHelpers []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	last := func(q string) string { return q[strings.LastIndex(q, ".")+1:] }
+	for q := range directCallees {
+		add(last(q))
+	}
+	for q := range libraryHelpers {
+		add(last(q))
+	}
+	for n := range nameHelpers {
+		add(n)
+	}
+	for suffix := range methodHelpers {
+		add(suffix) // "accelerator.clear": the identifier set matches both tokens
+	}
+	for _, v := range allocconf.EnvVars() {
+		add(v.Name)
+	}
+	for _, e := range extraHelpers {
+		add(last(strings.TrimSpace(e)))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // directCallee reports whether a qualified callee is a direct cache-emptying call, and the

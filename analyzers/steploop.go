@@ -2,62 +2,21 @@ package analyzers
 
 import (
 	"fmt"
-	"go/token"
-	"reflect"
 	"strings"
 
-	"golang.org/x/tools/go/analysis"
-
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
+	"github.com/cachelint/cachelint/rules"
 )
 
 // StepLoop reports the costly cache-emptying calls: CL001 (every step), CL002 (every N
 // steps), CL003 (once per epoch), CL004 (in a loop of unknown kind). A legitimate pattern
 // silences all four.
-var StepLoop = &analysis.Analyzer{
-	Name:       "steploop",
-	Doc:        "reports cache-emptying calls that run per step, periodically, per epoch or in an unclassified loop (CL001-CL004)",
-	URL:        "https://github.com/cachelint/cachelint/blob/main/rules/CL001.md",
-	Requires:   []*analysis.Analyzer{Classify},
-	Run:        runStepLoop,
-	ResultType: reflect.TypeFor[*Notes](),
-}
-
-// Note carries what a Diagnostic has no field for: the code frame's label, the help line,
-// and the enclosing function and statement for baseline fingerprints.
-type Note struct {
-	Label, Help string
-	Function    string
-	Snippet     string
-	// Period is the gate's period for CL002 (0 when unknown), for the cost line.
-	Period int
-}
-
-// Notes maps reported diagnostics to their notes.
-type Notes struct {
-	m map[noteKey]Note
-}
-
-type noteKey struct {
-	pos  token.Pos
-	code string
-}
-
-// NoteFor returns the note of the diagnostic reported at pos with category code.
-func (n *Notes) NoteFor(pos token.Pos, code string) (Note, bool) {
-	if n == nil {
-		return Note{}, false
-	}
-	v, ok := n.m[noteKey{pos, code}]
-	return v, ok
-}
-
-func (n *Notes) report(pass *analysis.Pass, d analysis.Diagnostic, note Note) {
-	if n.m == nil {
-		n.m = map[noteKey]Note{}
-	}
-	n.m[noteKey{d.Pos, d.Category}] = note
-	pass.Report(d)
+var StepLoop = &driver.Analyzer{
+	Name:     "steploop",
+	Doc:      "reports cache-emptying calls that run per step, periodically, per epoch or in an unclassified loop (CL001-CL004)",
+	Requires: []*driver.Analyzer{Classify},
+	Run:      runStepLoop,
 }
 
 const (
@@ -67,9 +26,8 @@ const (
 	helpUnknown = "if this loop runs per batch or per step, remove the call; if it switches models or retries after OOM, make that visible (del the model first, or clear inside an `except torch.cuda.OutOfMemoryError` handler)"
 )
 
-func runStepLoop(pass *analysis.Pass) (any, error) {
+func runStepLoop(pass *driver.Pass) (any, error) {
 	cls := pass.ResultOf[Classify].(*Classification)
-	notes := &Notes{}
 	// One finding per call site and rule: a helper that dispatches to several devices'
 	// empty_cache (cuda, xpu, mps, ...) reaches the site through several records.
 	best := map[string]*Record{}
@@ -87,16 +45,9 @@ func runStepLoop(pass *analysis.Pass) (any, error) {
 		}
 	}
 	for _, k := range order {
-		r := best[k]
-		notes.report(pass, stepLoopDiagnostic(r), Note{
-			Label:    label(r),
-			Help:     help(r),
-			Function: functionName(r.Call.Function),
-			Snippet:  strings.Join(strings.Fields(r.Call.Node.Statement().Text(r.File.Src)), " "),
-			Period:   r.Period,
-		})
+		pass.Report(stepLoopDiagnostic(best[k]))
 	}
-	return notes, nil
+	return nil, nil
 }
 
 func functionName(fn *pyparse.Function) string {
@@ -108,14 +59,14 @@ func functionName(fn *pyparse.Function) string {
 
 func label(r *Record) string {
 	switch r.Rule {
-	case "CL001":
+	case rules.CL001:
 		return "every step: a CPU-GPU sync plus a cudaMalloc refill"
-	case "CL002":
+	case rules.CL002:
 		if r.Period > 0 {
 			return fmt.Sprintf("every %d steps: a sync and a cache refill", r.Period)
 		}
 		return "periodically: a sync and a cache refill"
-	case "CL003":
+	case rules.CL003:
 		return "once per epoch"
 	}
 	return "every iteration of this loop"
@@ -123,11 +74,11 @@ func label(r *Record) string {
 
 func help(r *Record) string {
 	switch r.Rule {
-	case "CL001":
+	case rules.CL001:
 		return helpPerStep
-	case "CL002":
+	case rules.CL002:
 		return helpPeriod
-	case "CL003":
+	case rules.CL003:
 		return helpEpoch
 	}
 	return helpUnknown
@@ -168,11 +119,11 @@ func where(r *Record) string {
 	return "this loop"
 }
 
-func stepLoopDiagnostic(r *Record) analysis.Diagnostic {
+func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 	subj := what(r)
 	var msg string
 	switch r.Rule {
-	case "CL001":
+	case rules.CL001:
 		switch {
 		case r.Loop != nil:
 			msg = fmt.Sprintf("%s runs on every iteration of %s", subj, where(r))
@@ -184,7 +135,7 @@ func stepLoopDiagnostic(r *Record) analysis.Diagnostic {
 			msg = fmt.Sprintf("%s runs on every training step: `%s` is called by %s once per batch", subj, r.Call.Function.Name, r.Hook)
 		}
 		msg += " (per-batch calls cost ResNet-50 38-45% of its throughput on an H200)"
-	case "CL002":
+	case rules.CL002:
 		gate := ""
 		if r.Gate != nil {
 			gate = fmt.Sprintf(", gated by `%s`", r.Gate.Text)
@@ -195,40 +146,42 @@ func stepLoopDiagnostic(r *Record) analysis.Diagnostic {
 			msg = fmt.Sprintf("%s runs periodically in %s%s (period unknown)", subj, where(r), gate)
 		}
 		msg += "; each call syncs the GPU and empties the allocator cache, which the next steps refill with cudaMalloc"
-	case "CL003":
+	case rules.CL003:
 		if r.Loop != nil {
 			msg = fmt.Sprintf("%s runs once per epoch in %s", subj, where(r))
 		} else {
 			msg = fmt.Sprintf("%s runs once per epoch: %s", subj, r.Reason)
 		}
 		msg += " (about 2% of throughput in the article's ResNet-50 measurement)"
-	case "CL004":
+	case rules.CL004:
 		msg = fmt.Sprintf("%s runs on every iteration of %s, which cachelint cannot classify as a step or epoch loop", subj, where(r))
 	}
 	if len(r.Via) > 0 {
 		msg += "; via " + Chain(r)
 	}
 	n := r.Call.Node
-	d := analysis.Diagnostic{
-		Pos: r.File.Pos(n.Start), End: r.File.Pos(n.End), Category: r.Rule, Message: msg,
-		URL: "https://github.com/cachelint/cachelint/blob/main/rules/" + r.Rule + ".md",
+	d := driver.Diagnostic{
+		Pos: r.File.Pos(n.Start), End: r.File.Pos(n.End), Code: r.Rule, Message: msg,
+		Label: label(r), Help: help(r), Function: functionName(r.Call.Function),
+		Snippet: strings.Join(strings.Fields(n.Statement().Text(r.File.Src)), " "),
+		Period:  r.Period,
 	}
 	for _, e := range r.Via {
-		d.Related = append(d.Related, analysis.RelatedInformation{
+		d.Related = append(d.Related, driver.Related{
 			Pos: e.CalleeFile.Pos(e.Callee.Node.Start), End: e.CalleeFile.Pos(e.Callee.Node.Start),
 			Message: fmt.Sprintf("%s() is defined here", e.Callee.Name),
 		})
 	}
 	if len(r.Via) > 0 {
 		t := r.Target
-		d.Related = append(d.Related, analysis.RelatedInformation{
+		d.Related = append(d.Related, driver.Related{
 			Pos: t.File.Pos(t.Call.Node.Start), End: t.File.Pos(t.Call.Node.End),
 			Message: t.Spelling + "() empties the cache here",
 		})
 	}
-	if r.Rule == "CL001" && len(r.Via) == 0 {
+	if r.Rule == rules.CL001 && len(r.Via) == 0 {
 		if fix, ok := removeStatement(r.File, n); ok {
-			d.SuggestedFixes = []analysis.SuggestedFix{fix}
+			d.Fix = fix
 		}
 	}
 	return d
@@ -237,10 +190,10 @@ func stepLoopDiagnostic(r *Record) analysis.Diagnostic {
 // removeStatement deletes the statement that is exactly this call (with its line), or
 // replaces it with `pass` when it is the only statement of its block. Removing a per-step
 // call is unsafe: code may rely on the memory being returned (SPEC §7).
-func removeStatement(f *pyparse.File, call *pyparse.Node) (analysis.SuggestedFix, bool) {
+func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	stmt := call.Statement()
 	if stmt == nil || stmt.Kind != "expression_statement" || len(stmt.NamedChildren()) != 1 || stmt.NamedChildren()[0] != call {
-		return analysis.SuggestedFix{}, false
+		return nil, false
 	}
 	src := f.Src
 	lineStart := stmt.Start
@@ -248,7 +201,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (analysis.SuggestedFix
 		lineStart--
 	}
 	if strings.TrimSpace(string(src[lineStart:stmt.Start])) != "" {
-		return analysis.SuggestedFix{}, false // something else precedes it on the line
+		return nil, false // something else precedes it on the line
 	}
 	lineEnd := stmt.End
 	for lineEnd < len(src) && src[lineEnd] != '\n' {
@@ -256,7 +209,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (analysis.SuggestedFix
 	}
 	rest := strings.TrimSpace(string(src[stmt.End:lineEnd]))
 	if rest != "" && !strings.HasPrefix(rest, "#") {
-		return analysis.SuggestedFix{}, false // `a(); b()` on one line
+		return nil, false // `a(); b()` on one line
 	}
 	if lineEnd < len(src) {
 		lineEnd++
@@ -270,11 +223,11 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (analysis.SuggestedFix
 		}
 	}
 	if others == 0 {
-		return analysis.SuggestedFix{Message: "replace the call with `pass`", TextEdits: []analysis.TextEdit{{
-			Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), NewText: []byte("pass"),
+		return &driver.Fix{Message: "replace the call with `pass`", Edits: []driver.Edit{{
+			Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), NewText: "pass",
 		}}}, true
 	}
-	return analysis.SuggestedFix{Message: "remove the call", TextEdits: []analysis.TextEdit{{
+	return &driver.Fix{Message: "remove the call", Edits: []driver.Edit{{
 		Pos: f.Pos(lineStart), End: f.Pos(lineEnd),
 	}}}, true
 }

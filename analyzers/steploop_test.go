@@ -5,56 +5,67 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/go/analysis"
-
 	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/analyzertest"
+	"github.com/cachelint/cachelint/internal/report"
 )
 
 func TestStepLoop(t *testing.T) {
 	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2"} {
 		t.Run(dir, func(t *testing.T) {
-			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), []*analysis.Analyzer{analyzers.StepLoop}, nil)
+			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), analyzers.StepLoop)
 		})
 	}
 }
 
-func TestSuiteValidates(t *testing.T) {
-	if err := analysis.Validate(analyzers.All); err != nil {
-		t.Fatal(err)
-	}
+// TestStepLoopFixes compares CL001's fix (remove the call, or `pass` when it is alone in
+// its block) with the golden files.
+func TestStepLoopFixes(t *testing.T) {
+	analyzertest.RunWithFixes(t, filepath.Join("..", "testdata", "src", "fixes"), analyzers.StepLoop)
 }
 
 // TestHelperRecords checks the records `cachelint calls` prints for a helper: its own call
 // is a helper_body that runs once per call, and each call site carries the chain.
 func TestHelperRecords(t *testing.T) {
-	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "helpers"), []*analysis.Analyzer{analyzers.StepLoop}, nil)
-	cls := res.Results[analyzers.Classify].(*analyzers.Classification)
-	var body, viaCleanup *analyzers.Record
-	for _, r := range cls.Records {
-		if filepath.Base(r.File.Path) == "memory.py" && r.Call.Node.Line() == 8 {
-			body = r
+	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "helpers"), analyzers.StepLoop)
+	var body, viaCleanup *report.CallRecord
+	for i, r := range res.Calls {
+		if filepath.Base(r.File) == "memory.py" && r.Line == 8 {
+			body = &res.Calls[i]
 		}
-		if len(r.Via) == 3 && r.Via[0].Callee.Name == "_cleanup" {
-			viaCleanup = r
+		if len(r.Via) == 3 && strings.HasSuffix(r.Via[0], "._cleanup") {
+			viaCleanup = &res.Calls[i]
 		}
 	}
-	if body == nil || body.Role != "helper_body" || body.Frequency != analyzers.Once || body.Rule != "" {
+	if body == nil || body.Role != "helper_body" || body.Frequency != string(analyzers.Once) || body.Rule != nil {
 		t.Fatalf("helper body record = %+v", body)
 	}
-	if viaCleanup == nil || viaCleanup.Frequency != analyzers.PerIteration || viaCleanup.Rule != "CL001" || viaCleanup.Loop == nil || viaCleanup.Loop.Node.Line() != 27 {
+	if viaCleanup == nil || viaCleanup.Frequency != string(analyzers.PerIteration) || viaCleanup.Rule == nil || *viaCleanup.Rule != "CL001" ||
+		viaCleanup.Loop == nil || viaCleanup.Loop.Line != 27 {
 		t.Fatalf("_cleanup() record = %+v", viaCleanup)
 	}
-	if got := analyzers.Chain(viaCleanup); !strings.HasSuffix(got, "memory.py:8") || !strings.HasPrefix(got, "_cleanup() -> cleanup() -> free_gpu_memory() -> torch.cuda.empty_cache()") {
+	if got := strings.Join(viaCleanup.Via, " -> ") + " -> " + viaCleanup.Callee; !strings.HasSuffix(got, "free_gpu_memory -> torch.cuda.empty_cache") ||
+		!strings.Contains(got, "._cleanup -> ") || !strings.Contains(got, ".cleanup -> ") {
 		t.Errorf("chain = %q", got)
 	}
-	// setup() calls the helper once at start-up: a record with frequency once and no rule.
+	// The finding names the whole chain, down to the line that empties the cache.
 	found := false
-	for _, r := range cls.Records {
-		if r.Call.Function != nil && r.Call.Function.Name == "setup" {
+	for _, f := range res.Report.Findings {
+		if strings.Contains(f.Message, "via _cleanup() -> cleanup() -> free_gpu_memory() -> torch.cuda.empty_cache() at ") &&
+			strings.HasSuffix(f.Message, "memory.py:8") {
 			found = true
-			if r.Frequency != analyzers.Once || r.Rule != "" {
-				t.Errorf("setup() record = %s/%s", r.Frequency, r.Rule)
+		}
+	}
+	if !found {
+		t.Error("no finding carries the _cleanup() chain")
+	}
+	// setup() calls the helper once at start-up: a record with frequency once and no rule.
+	found = false
+	for _, r := range res.Calls {
+		if filepath.Base(r.File) == "train.py" && r.Line == 44 {
+			found = true
+			if r.Frequency != string(analyzers.Once) || r.Rule != nil {
+				t.Errorf("setup() record = %s/%v", r.Frequency, r.Rule)
 			}
 		}
 	}
@@ -64,16 +75,7 @@ func TestHelperRecords(t *testing.T) {
 }
 
 // TestUserHints: `step-loop-names` and `extra-helpers` from [tool.cachelint] reach the
-// analyzers as flags.
+// analyzers through the run's settings.
 func TestUserHints(t *testing.T) {
-	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "hints"), []*analysis.Analyzer{analyzers.StepLoop}, map[string]map[string]string{
-		"cachecalls": {"extra-helpers": "mylib.mem.flush_gpu"},
-		"classify":   {"step-loop-names": "on_tick,stream"},
-	})
-	// The flags are package state (as in x/tools): reset them for the other tests.
-	for a, f := range map[*analysis.Analyzer]string{analyzers.CacheCalls: "extra-helpers", analyzers.Classify: "step-loop-names"} {
-		if err := a.Flags.Set(f, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "hints"), analyzers.StepLoop)
 }

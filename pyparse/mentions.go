@@ -1,13 +1,20 @@
 package pyparse
 
+import "strings"
+
 // identSet answers "does this file mention any of these names?" in one pass over its bytes:
 // it splits the text into identifier-like runs and looks each run up, so the cost is the same
 // for six names or six hundred (helper names found in a later round). Names must be Python
-// identifiers; they match whole tokens anywhere, strings and comments included, which errs
-// toward parsing a file too many, never too few.
+// identifiers, or two identifiers joined by a dot ("accelerator.clear"), which a file
+// mentions when it mentions both (a method whose name alone is everywhere); they match whole
+// tokens anywhere, strings and comments included, which errs toward parsing a file too many,
+// never too few.
 type identSet struct {
 	names          map[string]struct{}
-	bits           [][2]uint16 // each name's two signature bits
+	bits           [][2]uint16 // each single name's two signature bits
+	pairs          [][2]string // dotted names: both parts must be mentioned
+	pairBits       [][2][2]uint16
+	pairPart       map[string][]int // part -> indexes into pairs
 	first          [256]bool
 	minLen, maxLen int
 	all            bool // an empty name: every file matches
@@ -25,6 +32,21 @@ func newIdentSet(names []string) *identSet {
 	for _, n := range names {
 		if n == "" {
 			s.all = true
+			continue
+		}
+		if recv, meth, ok := strings.Cut(n, "."); ok && recv != "" && meth != "" {
+			if s.pairPart == nil {
+				s.pairPart = map[string][]int{}
+			}
+			i := len(s.pairs)
+			s.pairs = append(s.pairs, [2]string{recv, meth})
+			s.pairBits = append(s.pairBits, [2][2]uint16{sigBits(recv), sigBits(meth)})
+			for _, part := range []string{recv, meth} {
+				s.pairPart[part] = append(s.pairPart[part], i)
+				s.first[part[0]] = true
+				s.minLen = min(s.minLen, len(part))
+				s.maxLen = max(s.maxLen, len(part))
+			}
 			continue
 		}
 		s.names[n] = struct{}{}
@@ -54,6 +76,7 @@ func sigBits(name string) [2]uint16 {
 // of src (the whole file is scanned, so the signature is complete).
 func (s *identSet) scan(src []byte, sig *signature) bool {
 	found := s.all
+	var seen map[int]uint8 // pair index -> parts seen (bit 0 receiver, bit 1 method)
 	n := len(src)
 	for i := 0; i < n; {
 		if !identChar[src[i]] {
@@ -64,10 +87,23 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 		for j < n && identChar[src[j]] {
 			j++
 		}
-		if !found && len(s.names) > 0 {
+		if !found && (len(s.names) > 0 || len(s.pairs) > 0) {
 			if l := j - i; l >= s.minLen && l <= s.maxLen && s.first[src[i]] {
-				if _, ok := s.names[string(src[i:j])]; ok {
+				tok := string(src[i:j])
+				if _, ok := s.names[tok]; ok {
 					found = true
+				}
+				for _, pi := range s.pairPart[tok] {
+					if seen == nil {
+						seen = map[int]uint8{}
+					}
+					if s.pairs[pi][0] == tok {
+						seen[pi] |= 1
+					}
+					if s.pairs[pi][1] == tok {
+						seen[pi] |= 2
+					}
+					found = found || seen[pi] == 3
 				}
 			}
 		}
@@ -90,9 +126,18 @@ func (s *identSet) mayMention(sig *signature) bool {
 		return true
 	}
 	for _, b := range s.bits {
-		if sig[b[0]>>6]&(1<<(b[0]&63)) != 0 && sig[b[1]>>6]&(1<<(b[1]&63)) != 0 {
+		if sig.has(b) {
+			return true
+		}
+	}
+	for _, pb := range s.pairBits {
+		if sig.has(pb[0]) && sig.has(pb[1]) {
 			return true
 		}
 	}
 	return false
+}
+
+func (sig *signature) has(b [2]uint16) bool {
+	return sig[b[0]>>6]&(1<<(b[0]&63)) != 0 && sig[b[1]>>6]&(1<<(b[1]&63)) != 0
 }

@@ -42,3 +42,31 @@ func TestSignatureFiltersLaterRounds(t *testing.T) {
 		t.Errorf("signature lets through %d of 5 absent names", 5-misses)
 	}
 }
+
+// TestIdentSetPairs: a dotted needle matches a file that mentions both of its parts, in
+// either order and anywhere, and no file that mentions only one.
+func TestIdentSetPairs(t *testing.T) {
+	set := newIdentSet([]string{"accelerator.clear", "empty_cache"})
+	for src, want := range map[string]bool{
+		"accelerator.clear()":      true,
+		"self.accelerator.clear()": true,
+		"d.clear()":                false,
+		"from accelerate import Accelerator\nacc = accelerator\nacc.clear()": true,
+		"accelerator.backward(loss)":                                         false,
+		"clear(); accelerator":                                               true,
+		"torch.cuda.empty_cache()":                                           true,
+	} {
+		var sig signature
+		if got := set.scan([]byte(src), &sig); got != want {
+			t.Errorf("scan(%q) = %v, want %v", src, got, want)
+		}
+		if want && !set.mayMention(&sig) {
+			t.Errorf("signature of %q lost a pair", src)
+		}
+	}
+	var sig signature
+	newIdentSet([]string{"x"}).scan([]byte("d.clear()"), &sig)
+	if newIdentSet([]string{"accelerator.clear"}).mayMention(&sig) && newIdentSet([]string{"accelerator"}).mayMention(&sig) {
+		t.Error("signature lets a pair through on one part")
+	}
+}

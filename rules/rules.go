@@ -27,7 +27,33 @@ type Rule struct {
 	Default bool
 	// Summary is the one-line description shown by `cachelint rules`.
 	Summary string
+	// Fix is the applicability of the rule's automatic fix: FixNone when it has none.
+	Fix Applicability
 }
+
+// Applicability says whether a rule's fix may be applied without review, as ruff's does:
+// a safe fix keeps what the program does, an unsafe one may change it (--unsafe-fixes).
+type Applicability string
+
+const (
+	FixNone   Applicability = ""
+	FixSafe   Applicability = "safe"
+	FixUnsafe Applicability = "unsafe"
+)
+
+// The rule codes.
+const (
+	CL001 = "CL001"
+	CL002 = "CL002"
+	CL003 = "CL003"
+	CL004 = "CL004"
+	CL005 = "CL005"
+	CL006 = "CL006"
+	CL010 = "CL010"
+	CL011 = "CL011"
+	CL012 = "CL012"
+	CL900 = "CL900"
+)
 
 // URL is where the rule's documentation lives on the web.
 func (r Rule) URL() string {
@@ -46,17 +72,19 @@ func (r Rule) Doc() string {
 //go:embed *.md
 var docs embed.FS
 
+// registry is every rule. CL001's fix removes a call the program may rely on for memory
+// (SPEC §7); CL006's narrows an except clause and lets other errors through: both unsafe.
 var registry = []Rule{
-	{"CL001", "empty-cache-per-step", Error, true, "cache emptied on every iteration of a step loop"},
-	{"CL002", "empty-cache-periodic", Warning, true, "cache emptied every N steps of a step loop"},
-	{"CL003", "empty-cache-per-epoch", Info, false, "cache emptied once per epoch"},
-	{"CL004", "empty-cache-in-loop", Warning, true, "cache emptied inside a loop of unknown kind"},
-	{"CL005", "oom-retry-inside-except", Warning, true, "OOM retry re-runs the failed work inside the except block"},
-	{"CL006", "oom-handler-too-broad", Warning, true, "cache-clearing retry handler catches more than OOM"},
-	{"CL010", "alloc-conf-after-cuda-init", Error, true, "allocator config set after CUDA was initialised"},
-	{"CL011", "alloc-conf-invalid", Error, true, "allocator config string PyTorch rejects or misreads"},
-	{"CL012", "alloc-conf-no-effect", Warning, true, "allocator setting that has no effect as written"},
-	{"CL900", "parse-error", Error, false, "file could not be parsed (shown with --show-parse-errors)"},
+	{CL001, "empty-cache-per-step", Error, true, "cache emptied on every iteration of a step loop", FixUnsafe},
+	{CL002, "empty-cache-periodic", Warning, true, "cache emptied every N steps of a step loop", FixNone},
+	{CL003, "empty-cache-per-epoch", Info, false, "cache emptied once per epoch", FixNone},
+	{CL004, "empty-cache-in-loop", Warning, true, "cache emptied inside a loop of unknown kind", FixNone},
+	{CL005, "oom-retry-inside-except", Warning, true, "OOM retry re-runs the failed work inside the except block", FixNone},
+	{CL006, "oom-handler-too-broad", Warning, true, "cache-clearing retry handler catches more than OOM", FixUnsafe},
+	{CL010, "alloc-conf-after-cuda-init", Error, true, "allocator config set after CUDA was initialised", FixNone},
+	{CL011, "alloc-conf-invalid", Error, true, "allocator config string PyTorch rejects or misreads", FixNone},
+	{CL012, "alloc-conf-no-effect", Warning, true, "allocator setting that has no effect as written", FixNone},
+	{CL900, "parse-error", Error, false, "file could not be parsed (shown with --show-parse-errors)", FixNone},
 }
 
 // All returns every rule, ordered by code.

@@ -8,11 +8,6 @@ import (
 	"testing"
 )
 
-// unsafeFix lists the rules whose automatic fix can change what the program does, so their
-// doc must say why under `## Fix safety`. The registry has no field for it: CL001's fix
-// removes a call (SPEC §7), CL006's narrows an except clause and lets other errors through.
-var unsafeFix = map[string]bool{"CL001": true, "CL006": true}
-
 // The markers every doc has, in this order (rules/README.md). "Use instead:" is a line of
 // its own, as in ruff's docs, not a heading.
 var docMarkers = []string{"## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix", "## References"}
@@ -74,7 +69,7 @@ func checkDoc(r Rule, doc string) []string {
 		problems = append(problems, "first line is "+quote(first)+", want "+quote(want))
 	}
 	want := slices.Clone(docMarkers)
-	if unsafeFix[r.Code] {
+	if r.Fix == FixUnsafe { // its doc must say why under `## Fix safety`
 		want = slices.Insert(want, len(want)-1, "## Fix safety")
 	}
 	// Each marker must appear exactly once, after the previous one.
@@ -128,7 +123,7 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 // The checker itself must catch the mistakes it exists for; a check that passes everything
 // would let a broken doc ship.
 func TestCheckDocCatchesMistakes(t *testing.T) {
-	r := Rule{Code: "CL001", Name: "empty-cache-per-step"}
+	r := Rule{Code: "CL001", Name: "empty-cache-per-step", Fix: FixUnsafe}
 	good := strings.Join([]string{
 		"# CL001 empty-cache-per-step", "", "## What it does", "x", "", "## Why is this bad?", "38% slower", "",
 		"## Example", "", "```python", "a()", "```", "", "Use instead:", "", "```python", "b()", "```", "",

@@ -2,24 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"go/token"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/fatih/color"
-	"golang.org/x/tools/go/analysis"
+	"github.com/mattn/go-isatty"
 
-	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/baseline"
+	"github.com/cachelint/cachelint/internal/config"
+	"github.com/cachelint/cachelint/internal/engine"
 	"github.com/cachelint/cachelint/internal/output"
-	"github.com/cachelint/cachelint/internal/report"
-	"github.com/cachelint/cachelint/internal/suppress"
-	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
 	runtimecheck "github.com/cachelint/cachelint/runtime-check"
 )
@@ -84,56 +77,73 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageErr("--cost-profile: %v", err)
 		}
 	}
-	var base *baseline.Baseline
+	opts, err := options(paths, &cf.commonFlags)
+	if err != nil {
+		return err
+	}
 	if cf.baseline != "" {
-		if base, err = baseline.Load(cf.baseline); err != nil {
+		if opts.Baseline, err = baseline.Load(cf.baseline); err != nil {
 			return usageErr("--baseline: %v", err)
 		}
 	}
-	pr, err := analyse(ctx, paths, &cf.commonFlags, stderr, nil)
-	if err != nil {
+	if opts.Rules, err = enabledRules(&cf, opts.Config); err != nil {
 		return err
 	}
-	enabled, err := enabledRules(&cf, pr)
-	if err != nil {
-		return err
+	if cf.showParseErrors || (opts.Config != nil && opts.Config.ShowParseErrors != nil && *opts.Config.ShowParseErrors) {
+		opts.Rules[rules.CL900] = true
 	}
-	if cf.showParseErrors || (pr.cfg != nil && pr.cfg.ShowParseErrors != nil && *pr.cfg.ShowParseErrors) {
-		enabled["CL900"] = true
-	}
-	rep := pr.findings(enabled)
-	rootRel := displayPath(pr.cwd, pr.root)
 	if cf.writeBaseline != "" {
-		return pr.writeBaseline(cf.writeBaseline, rep, rootRel, stderr)
+		opts.Baseline = nil // record everything there is
 	}
-	if base != nil {
-		rep.Findings = base.Filter(rep.Findings, rootRel)
+	res, err := analyse(ctx, opts, &cf.commonFlags, stderr)
+	if err != nil {
+		return err
+	}
+	if cf.writeBaseline != "" {
+		if err := res.WriteBaseline(cf.writeBaseline); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Fprintf(stderr, "cachelint: recorded %d finding(s) in %s\n", len(res.Report.Findings), cf.writeBaseline)
+		return nil
 	}
 	if cf.addNoqa {
-		return pr.addNoqa(rep, stderr)
+		n, err := res.AddNoqa()
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Fprintf(stderr, "cachelint: added %d noqa directive(s)\n", n)
+		return nil
 	}
 	if cf.fix || cf.diff {
-		remaining, changed, err := pr.applyFixes(rep, cf.diff, cf.unsafeFixes, stdout, stderr)
-		if err != nil {
-			return err
+		fo := engine.FixOptions{Unsafe: cf.unsafeFixes}
+		if cf.diff {
+			fo.Diff = stdout
 		}
+		sum, err := res.ApplyFixes(fo)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		for _, f := range sum.Skipped {
+			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s: the fixed code would not parse\n", f)
+		}
+		verb := "fixed"
+		if cf.diff {
+			verb = "would fix"
+		}
+		fmt.Fprintf(stderr, "cachelint: %s %d finding(s) in %d file(s), %d remaining\n", verb, sum.Fixed, sum.Files, sum.Remaining)
 		if cf.diff {
 			// Like ruff: a diff means the files are not clean yet.
-			if (remaining > 0 || changed) && !cf.exitZero {
+			if (sum.Remaining > 0 || sum.Files > 0) && !cf.exitZero {
 				return findingsExit
 			}
 			return nil
 		}
 		// Re-lint the fixed files so the report shows what remains.
-		pr, err = analyse(ctx, paths, &cf.commonFlags, stderr, nil)
-		if err != nil {
+		if res, err = analyse(ctx, opts, &cf.commonFlags, stderr); err != nil {
 			return err
 		}
-		rep = pr.findings(enabled)
-		if base != nil {
-			rep.Findings = base.Filter(rep.Findings, rootRel)
-		}
 	}
+	rep := res.Report
 	if profile != nil {
 		for i := range rep.Findings {
 			f := &rep.Findings[i]
@@ -151,21 +161,21 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer outFile.Close()
 		w = outFile
 	}
-	opts := output.Options{Color: useColor(cf.color, w), Version: Version, Cwd: pr.cwd, UnsafeFixes: cf.unsafeFixes}
+	oo := output.Options{Color: useColor(cf.color, w), Version: Version, Cwd: res.Cwd, UnsafeFixes: cf.unsafeFixes}
 	if cf.format == "github" {
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 			if sf, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 				defer sf.Close()
-				opts.StepSummary = sf
+				oo.StepSummary = sf
 			} else {
 				fmt.Fprintf(stderr, "cachelint: warning: GITHUB_STEP_SUMMARY: %v\n", err)
 			}
 		}
 	}
 	if cf.statistics {
-		err = output.Statistics(w, rep, opts)
+		err = output.Statistics(w, rep, oo)
 	} else {
-		err = output.Print(w, cf.format, rep, opts)
+		err = output.Print(w, cf.format, rep, oo)
 	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("write report: %w", err)}
@@ -175,12 +185,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &exitError{code: exitUsage, err: fmt.Errorf("write %s: %w", cf.output, err)}
 		}
 	}
-	pr.warnUnreadable(stderr)
-	if errs := pr.internalErrors(); len(errs) > 0 {
-		for _, e := range errs {
-			fmt.Fprintf(stderr, "cachelint: %s\n", e)
-		}
-		return &exitError{code: exitUsage}
+	if err := finish(res, stderr); err != nil {
+		return err
 	}
 	if len(rep.Findings) > 0 && !cf.exitZero {
 		return findingsExit
@@ -200,6 +206,8 @@ func validFormat(f string) bool {
 	return false
 }
 
+// useColor decides colour once, for the writer the report goes to: NO_COLOR and TERM=dumb
+// turn it off, and auto means "when that writer is a terminal".
 func useColor(mode string, w io.Writer) bool {
 	switch mode {
 	case "always":
@@ -207,27 +215,19 @@ func useColor(mode string, w io.Writer) bool {
 	case "never":
 		return false
 	}
-	if os.Getenv("NO_COLOR") != "" {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return !color.NoColor && isTerminal(f)
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // enabledRules applies ruff's selection semantics: select replaces the defaults,
 // extend-select adds, ignore removes; command-line flags override the configuration.
-func enabledRules(cf *checkFlags, pr *project) (map[string]bool, error) {
+func enabledRules(cf *checkFlags, cfg *config.Config) (map[string]bool, error) {
 	var sel, ext, ign []string
-	if pr.cfg != nil {
-		sel, ext, ign = pr.cfg.Select, pr.cfg.ExtendSelect, pr.cfg.Ignore
+	if cfg != nil {
+		sel, ext, ign = cfg.Select, cfg.ExtendSelect, cfg.Ignore
 	}
 	if cf.selectR.set {
 		sel = cf.selectR.vals
@@ -263,191 +263,4 @@ func enabledRules(cf *checkFlags, pr *project) (map[string]bool, error) {
 		}
 	}
 	return on, nil
-}
-
-// findings converts the driver's diagnostics in report scope into sorted findings, dropping
-// disabled rules, per-file ignores and suppressed lines.
-func (pr *project) findings(enabled map[string]bool) *report.Report {
-	rep := &report.Report{Source: pr.source}
-	rep.FilesChecked = len(pr.report)
-	directives := map[string]*suppress.Directives{}
-	suppressed := func(file, code string, line int) bool {
-		d, ok := directives[file]
-		if !ok {
-			d = suppress.Parse(pr.source(file))
-			directives[file] = d
-		}
-		if d.Suppressed(code, line) {
-			return true
-		}
-		for _, c := range pr.cfg.IgnoredFor(filepath.Join(pr.cwd, filepath.FromSlash(file))) {
-			if c == code {
-				return true
-			}
-		}
-		return false
-	}
-	for _, d := range pr.res.Diagnostics {
-		code := d.Category
-		if !enabled[code] {
-			continue
-		}
-		f := pr.finding(d.Analyzer, d.Diagnostic)
-		if f == nil || !pr.report[f.File] {
-			continue
-		}
-		if suppressed(f.File, code, programLine(f)) {
-			continue
-		}
-		rep.Findings = append(rep.Findings, *f)
-	}
-	if enabled["CL900"] {
-		for _, pf := range pr.parseErrorFindings() {
-			if !suppressed(pf.File, "CL900", programLine(&pf)) {
-				rep.Findings = append(rep.Findings, pf)
-			}
-		}
-	}
-	sort.SliceStable(rep.Findings, func(i, j int) bool {
-		a, b := rep.Findings[i], rep.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Code < b.Code
-	})
-	return rep
-}
-
-func (pr *project) source(file string) []byte {
-	if f := pr.parsed.ByPath[file]; f != nil {
-		return f.Src
-	}
-	if b, ok := pr.sources[file]; ok {
-		return b
-	}
-	b, err := pr.readFile(file)
-	if err != nil {
-		b = nil
-	}
-	pr.sources[file] = b
-	return b
-}
-
-type noter interface {
-	NoteFor(pos token.Pos, code string) (analyzers.Note, bool)
-}
-
-// finding converts one diagnostic.
-func (pr *project) finding(a *analysis.Analyzer, d analysis.Diagnostic) *report.Finding {
-	start := pr.res.Fset.Position(d.Pos)
-	if !start.IsValid() {
-		return nil
-	}
-	file := pr.parsed.ByPath[start.Filename]
-	if file == nil {
-		return nil
-	}
-	rule, _ := rules.Lookup(d.Category)
-	f := &report.Finding{
-		Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: d.Message,
-		File: start.Filename, URL: rule.URL(),
-	}
-	f.Line, f.Column = file.Position(start.Offset)
-	end := d.End
-	if !end.IsValid() {
-		end = d.Pos
-	}
-	ep := pr.res.Fset.Position(end)
-	f.EndLine, f.EndColumn = file.Position(ep.Offset)
-	if n, ok := pr.res.Results[a].(noter); ok {
-		if note, ok := n.NoteFor(d.Pos, d.Category); ok {
-			f.Label, f.Help, f.Function, f.Snippet = note.Label, note.Help, note.Function, note.Snippet
-			f.Period = note.Period
-		}
-	}
-	for _, r := range d.Related {
-		rp := pr.res.Fset.Position(r.Pos)
-		if !rp.IsValid() {
-			continue
-		}
-		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: r.Message}
-		if rf := pr.parsed.ByPath[rp.Filename]; rf != nil {
-			rel.Line, rel.Column = rf.Position(rp.Offset)
-		}
-		f.Related = append(f.Related, rel)
-	}
-	// Analyzers offer at most one fix per diagnostic.
-	if len(d.SuggestedFixes) > 0 {
-		sf := d.SuggestedFixes[0]
-		fix := &report.Fix{Message: sf.Message, Applicability: "unsafe"}
-		for _, te := range sf.TextEdits {
-			s, e := pr.res.Fset.Position(te.Pos), pr.res.Fset.Position(te.End)
-			ed := report.Edit{Start: s.Offset, End: e.Offset, NewText: string(te.NewText)}
-			ed.Line, ed.Column = file.Position(s.Offset)
-			ed.EndLine, ed.EndColumn = file.Position(e.Offset)
-			fix.Edits = append(fix.Edits, ed)
-		}
-		f.Fix = fix
-	}
-	pr.mapNotebook(f)
-	return f
-}
-
-func (pr *project) parseErrorFindings() []report.Finding {
-	var out []report.Finding
-	rule, _ := rules.Lookup("CL900")
-	for _, f := range pr.parsed.Files {
-		if !pr.report[f.Path] || len(f.Errors) == 0 {
-			continue
-		}
-		e := f.Errors[0]
-		msg := fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", e.Msg, len(f.Errors))
-		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: msg, File: f.Path,
-			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
-		pr.mapNotebook(&fd)
-		out = append(out, fd)
-	}
-	for _, fl := range pr.parsed.Failures {
-		if !pr.report[fl.Path] {
-			continue
-		}
-		out = append(out, report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity,
-			Message: fl.Err.Error(), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
-	}
-	return out
-}
-
-// programLine is the finding's line in the Python text cachelint analysed (for a notebook,
-// the program of its code cells), which is where suppression comments are read.
-func programLine(f *report.Finding) int {
-	if f.FrameLine > 0 {
-		return f.FrameLine
-	}
-	return f.Line
-}
-
-// internalErrors are panics caught while analysing: they make the run exit 2.
-func (pr *project) internalErrors() []error {
-	out := append([]error(nil), pr.res.Errors...)
-	for _, fl := range pr.parsed.Failures {
-		if pr.report[fl.Path] && errors.Is(fl.Err, pyparse.ErrInternal) {
-			out = append(out, fl.Err)
-		}
-	}
-	return out
-}
-
-// warnUnreadable reports files in report scope that could not be read or parsed at all.
-func (pr *project) warnUnreadable(stderr io.Writer) {
-	for _, fl := range pr.parsed.Failures {
-		if pr.report[fl.Path] && !errors.Is(fl.Err, pyparse.ErrInternal) {
-			fmt.Fprintf(stderr, "cachelint: warning: %s\n", fl.Err)
-		}
-	}
 }

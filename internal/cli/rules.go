@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/cachelint/cachelint/internal/output"
 	"github.com/cachelint/cachelint/rules"
 )
 
@@ -39,7 +40,7 @@ func runRules(args []string, stdout io.Writer) error {
 		for _, r := range rules.All() {
 			out = append(out, ruleJSON{r.Code, r.Name, string(r.Severity), r.Default, r.Summary, r.URL()})
 		}
-		return writeJSON(stdout, out)
+		return output.WriteJSON(stdout, out)
 	}
 	return usageErr("unknown --format %q (want text or json)", *format)
 }

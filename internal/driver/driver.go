@@ -1,42 +1,120 @@
-// Package driver runs go/analysis analyzers over Python files: one analysis.Pass for all the
-// files in analysis scope, analyzers in Requires order, each analyzer's flags set from the
-// options. x/tools' own drivers load Go packages only, so this is our own, small one.
+// Package driver runs cachelint's analyzers over one project: one Pass per analyzer over all
+// the files in analysis scope, analyzers in Requires order, panics contained. It is shaped
+// after x/tools' go/analysis, whose drivers load Go packages only; ours carries what a
+// Python project needs instead: per-run settings, a context that cancels the run, and
+// diagnostics that carry everything a printer or a baseline needs.
 package driver
 
 import (
+	"context"
 	"fmt"
 	"go/token"
-	"go/types"
 	"os"
 	"runtime/debug"
 	"sort"
-
-	"golang.org/x/tools/go/analysis"
 )
 
-// Options says what to analyse and how.
+// Analyzer is one analysis over the whole project. Building blocks return a result for the
+// analyzers that require them; reporters report diagnostics. Run must not mutate the results
+// of the analyzers it requires.
+type Analyzer struct {
+	Name     string
+	Doc      string
+	Requires []*Analyzer
+	Run      func(*Pass) (any, error)
+}
+
+func (a *Analyzer) String() string { return a.Name }
+
+// Settings are the per-run options the analyzers read. They come from the command line and
+// the configuration of one run; nothing of them lives in package state.
+type Settings struct {
+	// Root is the project root (as the files' paths are written), for resolving imports.
+	Root string
+	// ExtraHelpers are dotted names of functions that empty the cache (`extra-helpers`).
+	ExtraHelpers []string
+	// StepLoopNames are names of functions called once per step, or of iterables that
+	// yield batches (`step-loop-names`).
+	StepLoopNames []string
+	// Jobs is the number of parallel parsers; 0 means GOMAXPROCS.
+	Jobs int
+}
+
+// Pass is what one analyzer sees.
+type Pass struct {
+	// Context is cancelled when the run is interrupted; long loops check it.
+	Context  context.Context
+	Analyzer *Analyzer
+	Settings *Settings
+	// Files are the files in analysis scope, sorted.
+	Files    []string
+	ReadFile func(path string) ([]byte, error)
+	Fset     *token.FileSet
+	ResultOf map[*Analyzer]any
+	Report   func(Diagnostic)
+}
+
+// Diagnostic is one finding as an analyzer reports it: positions in the Fset, and every
+// piece a printer or a baseline needs, typed.
+type Diagnostic struct {
+	Pos, End token.Pos
+	// Code is the rule code (rules.CL001, ...).
+	Code    string
+	Message string
+	// Label is the short note printed under the caret in the code frame.
+	Label string
+	// Help is the `= help:` line.
+	Help string
+	// Function is the dotted name of the enclosing function ("" at module level), and
+	// Snippet the normalised source of the reported statement: the finding's fingerprint.
+	Function, Snippet string
+	// Period is a CL002 gate's period (0 when unknown), for the cost line.
+	Period  int
+	Related []Related
+	// Fix is the one fix a diagnostic may offer; its applicability is the rule's.
+	Fix *Fix
+}
+
+// Related is a secondary location.
+type Related struct {
+	Pos, End token.Pos
+	Message  string
+}
+
+// Fix is a suggested change.
+type Fix struct {
+	Message string
+	Edits   []Edit
+}
+
+// Edit replaces the text between Pos and End.
+type Edit struct {
+	Pos, End token.Pos
+	NewText  string
+}
+
+// Options say what to analyse and how.
 type Options struct {
 	// Files are the files in analysis scope (the whole project, for resolving helpers).
 	Files []string
 	// ReadFile reads a file's Python text (notebooks arrive converted); default os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
 	// Analyzers to run; their Requires are added automatically.
-	Analyzers []*analysis.Analyzer
-	// Flags sets analyzer flags: Flags["cachecalls"]["root"] = "/src/proj".
-	Flags map[string]map[string]string
+	Analyzers []*Analyzer
+	Settings  Settings
 }
 
-// Diagnostic is a reported diagnostic and the analyzer that reported it.
-type Diagnostic struct {
-	analysis.Diagnostic
-	Analyzer *analysis.Analyzer
+// Finding is a reported diagnostic and the analyzer that reported it.
+type Finding struct {
+	Diagnostic
+	Analyzer *Analyzer
 }
 
 // Result is what a run produced.
 type Result struct {
 	Fset        *token.FileSet
-	Diagnostics []Diagnostic
-	Results     map[*analysis.Analyzer]any
+	Diagnostics []Finding
+	Results     map[*Analyzer]any
 	// Errors are internal errors: an analyzer that failed or panicked. The run went on with
 	// the analyzers that did not depend on it.
 	Errors []error
@@ -46,18 +124,11 @@ type Result struct {
 // went on with the others.
 type InternalErrors interface{ InternalErrors() []error }
 
-// Run runs the analyzers.
-func Run(opts Options) (*Result, error) {
-	if err := analysis.Validate(opts.Analyzers); err != nil {
-		return nil, fmt.Errorf("invalid analyzer suite: %w", err)
-	}
-	order := topo(opts.Analyzers)
-	for _, a := range order {
-		for name, value := range opts.Flags[a.Name] {
-			if err := a.Flags.Set(name, value); err != nil {
-				return nil, fmt.Errorf("analyzer %s: flag -%s=%q: %w", a.Name, name, value, err)
-			}
-		}
+// Run runs the analyzers. It returns ctx's error when the run was cancelled.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	order, err := topo(opts.Analyzers)
+	if err != nil {
+		return nil, err
 	}
 	read := opts.ReadFile
 	if read == nil {
@@ -65,10 +136,13 @@ func Run(opts Options) (*Result, error) {
 	}
 	files := append([]string(nil), opts.Files...)
 	sort.Strings(files)
-	res := &Result{Fset: token.NewFileSet(), Results: map[*analysis.Analyzer]any{}}
-	failed := map[*analysis.Analyzer]bool{}
-	pkg := types.NewPackage("python", "python") // Pass.String dereferences Pkg: never nil
+	settings := opts.Settings
+	res := &Result{Fset: token.NewFileSet(), Results: map[*Analyzer]any{}}
+	failed := map[*Analyzer]bool{}
 	for _, a := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		skip := false
 		for _, req := range a.Requires {
 			skip = skip || failed[req]
@@ -77,22 +151,25 @@ func Run(opts Options) (*Result, error) {
 			failed[a] = true
 			continue
 		}
-		pass := &analysis.Pass{
-			Analyzer:   a,
-			Fset:       res.Fset,
-			Pkg:        pkg,
-			TypesInfo:  &types.Info{},
-			OtherFiles: files,
-			ReadFile:   read,
-			ResultOf:   map[*analysis.Analyzer]any{},
-			Report: func(d analysis.Diagnostic) {
-				res.Diagnostics = append(res.Diagnostics, Diagnostic{Diagnostic: d, Analyzer: a})
+		pass := &Pass{
+			Context:  ctx,
+			Analyzer: a,
+			Settings: &settings,
+			Files:    files,
+			ReadFile: read,
+			Fset:     res.Fset,
+			ResultOf: map[*Analyzer]any{},
+			Report: func(d Diagnostic) {
+				res.Diagnostics = append(res.Diagnostics, Finding{Diagnostic: d, Analyzer: a})
 			},
 		}
 		for _, req := range a.Requires {
 			pass.ResultOf[req] = res.Results[req]
 		}
 		out, err := runOne(a, pass)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
 		if err != nil {
 			failed[a] = true
 			res.Errors = append(res.Errors, err)
@@ -106,7 +183,7 @@ func Run(opts Options) (*Result, error) {
 	return res, nil
 }
 
-func runOne(a *analysis.Analyzer, pass *analysis.Pass) (out any, err error) {
+func runOne(a *Analyzer, pass *Pass) (out any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("internal error: analyzer %s panicked: %v\n%s", a.Name, v, debug.Stack())
@@ -120,22 +197,40 @@ func runOne(a *analysis.Analyzer, pass *analysis.Pass) (out any, err error) {
 }
 
 // topo orders analyzers so each runs after its Requires, keeping the given order otherwise.
-func topo(roots []*analysis.Analyzer) []*analysis.Analyzer {
-	var order []*analysis.Analyzer
-	seen := map[*analysis.Analyzer]bool{}
-	var visit func(a *analysis.Analyzer)
-	visit = func(a *analysis.Analyzer) {
-		if seen[a] {
-			return
+// It rejects an unnamed analyzer, one without Run, two analyzers of one name and cycles.
+func topo(roots []*Analyzer) ([]*Analyzer, error) {
+	var order []*Analyzer
+	state := map[*Analyzer]int{} // 1 visiting, 2 done
+	names := map[string]*Analyzer{}
+	var visit func(a *Analyzer) error
+	visit = func(a *Analyzer) error {
+		switch state[a] {
+		case 1:
+			return fmt.Errorf("invalid analyzer suite: %s requires itself", a.Name)
+		case 2:
+			return nil
 		}
-		seen[a] = true
+		if a.Name == "" || a.Run == nil {
+			return fmt.Errorf("invalid analyzer suite: analyzer %q has no name or no Run", a.Name)
+		}
+		if other := names[a.Name]; other != nil && other != a {
+			return fmt.Errorf("invalid analyzer suite: two analyzers named %s", a.Name)
+		}
+		names[a.Name] = a
+		state[a] = 1
 		for _, r := range a.Requires {
-			visit(r)
+			if err := visit(r); err != nil {
+				return err
+			}
 		}
+		state[a] = 2
 		order = append(order, a)
+		return nil
 	}
 	for _, a := range roots {
-		visit(a)
+		if err := visit(a); err != nil {
+			return nil, err
+		}
 	}
-	return order
+	return order, nil
 }

@@ -1,4 +1,4 @@
-// Package report holds the findings that flow from the driver to the printers.
+// Package report holds what flows from the engine to the printers: findings and call records.
 package report
 
 import "github.com/cachelint/cachelint/rules"
@@ -81,4 +81,32 @@ type Report struct {
 	Source func(file string) []byte
 	// FilesChecked is the number of files in report scope.
 	FilesChecked int
+}
+
+// CallRecord is one classified cache-emptying call: a line of `cachelint calls --format
+// json` (SPEC §6, a stable interface).
+type CallRecord struct {
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Column    int      `json:"column"`
+	Callee    string   `json:"callee"`
+	Via       []string `json:"via"`
+	Role      string   `json:"role"`
+	Frequency string   `json:"frequency"`
+	Period    *int     `json:"period"`
+	Pattern   string   `json:"pattern"`
+	Rule      *string  `json:"rule"`
+	Loop      *LoopRef `json:"loop"`
+	Reason    string   `json:"reason"`
+	// Cell and CellLine locate a notebook call for the text table; Line and Column then
+	// point into the notebook's JSON.
+	Cell, CellLine int `json:"-"`
+}
+
+// LoopRef locates the loop that governs a call.
+type LoopRef struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Cell and CellLine locate a notebook's loop for the text table.
+	Cell, CellLine int `json:"-"`
 }

@@ -2,6 +2,8 @@ package suppress
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -73,19 +75,10 @@ func AddNoqa(src []byte, want map[int][]string) ([]byte, int) {
 			out.Write(keep) // keep the indentation of a comment on its own line
 		}
 		out.WriteString("# noqa: ")
-		out.WriteString(strings.Join(sortedKeys(codes), ", "))
+		out.WriteString(strings.Join(slices.Sorted(maps.Keys(codes)), ", "))
 		out.Write(tail)
 		last = ln.end
 	}
 	out.Write(src[last:])
 	return out.Bytes(), len(targets)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,40 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
+	"go/token"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
-
-	"golang.org/x/tools/go/analysis"
 )
 
-// Analyzer is the building block every cachelint analyzer requires: it reads the Python files
-// of the pass (Pass.OtherFiles), parses those whose bytes can matter, and returns a *Result.
-//
-// Files are prefiltered by bytes: only a file mentioning one of the needles (flag -needles:
-// comma-separated identifiers, matched as whole tokens; set by the driver from the
-// analyzers' needs) is parsed at first. Analyzers
-// that learn new names (helpers defined in parsed files) call Result.ParseMatching to pull in
-// the files that mention them.
-var Analyzer = &analysis.Analyzer{
-	Name:       "pyparse",
-	Doc:        "parses the Python files in scope with tree-sitter and builds their model",
-	Run:        run,
-	ResultType: reflect.TypeFor[*Result](),
-}
-
-var (
-	needlesFlag string
-	jobsFlag    int
-)
-
-func init() {
-	Analyzer.Flags.StringVar(&needlesFlag, "needles", "", "comma-separated byte strings; files containing none are not parsed")
-	Analyzer.Flags.IntVar(&jobsFlag, "jobs", 0, "parallel parsers (0 = GOMAXPROCS)")
-}
-
+// Result is the parsed project: the files in scope, parsed as far as the prefilter lets
+// them. Files are prefiltered by bytes: only a file mentioning one of the needles (whole
+// identifiers, see ParseMatching) is parsed. The analysis that owns a Result may call
+// ParseMatching again to pull in the files that mention names it learnt (helpers defined in
+// parsed files); once it hands the Result on, nobody parses into it any more.
 // Result is the parsed project.
 type Result struct {
 	// Files are the parsed files, sorted by path.
@@ -48,7 +25,9 @@ type Result struct {
 	// Seen is the number of files in scope; Parsed how many were parsed.
 	Seen, Parsed int
 
-	pass     *analysis.Pass
+	read     func(path string) ([]byte, error)
+	fset     *token.FileSet
+	jobs     int
 	pending  []string              // not yet parsed
 	sigs     map[string]*signature // identifiers of pending files already read once
 	fsetLock sync.Mutex
@@ -63,34 +42,24 @@ type Failure struct {
 	Err  error
 }
 
-func run(pass *analysis.Pass) (any, error) {
-	res := &Result{ByPath: map[string]*File{}, sigs: map[string]*signature{}, pass: pass, pending: append([]string(nil), pass.OtherFiles...)}
-	res.Seen = len(res.pending)
-	var needles []string
-	for _, n := range strings.Split(needlesFlag, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			needles = append(needles, n)
-		}
-	}
-	if len(needles) == 0 {
-		// No prefilter configured: everything can matter.
-		needles = []string{""}
-	}
-	if err := res.ParseMatching(context.Background(), needles); err != nil {
-		return nil, err
-	}
-	return res, nil
+// NewResult prepares the files in scope for parsing; nothing is read yet. read gives a
+// file's Python text, fset positions the parsed files, jobs is the number of parallel
+// parsers (0: GOMAXPROCS).
+func NewResult(files []string, read func(path string) ([]byte, error), fset *token.FileSet, jobs int) *Result {
+	return &Result{ByPath: map[string]*File{}, sigs: map[string]*signature{}, read: read, fset: fset, jobs: jobs,
+		pending: append([]string(nil), files...), Seen: len(files)}
 }
 
 // ParseMatching parses the not-yet-parsed files that mention any of the needles (identifier
-// names, matched as whole tokens; "" matches every file), in parallel with one parser per
-// worker. Files already parsed are skipped.
+// names, matched as whole tokens; "a.b" needs both a and b; "" matches every file), in
+// parallel with one parser per worker. Files already parsed are skipped. A cancelled ctx
+// stops it: the files not reached stay pending and ctx's error is returned.
 func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	if len(r.pending) == 0 || len(needles) == 0 {
 		return nil
 	}
 	set := newIdentSet(needles)
-	jobs := jobsFlag
+	jobs := r.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
@@ -119,6 +88,10 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			}
 			defer p.Close()
 			for i := range work {
+				if ctx.Err() != nil {
+					results[i] = out{path: paths[i], sig: r.sigs[paths[i]]}
+					continue
+				}
 				if sig := r.sigs[paths[i]]; sig != nil && !set.mayMention(sig) {
 					results[i] = out{path: paths[i], sig: sig}
 					continue
@@ -128,6 +101,10 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 		}()
 	}
 	for i := range paths {
+		if ctx.Err() != nil {
+			results[i] = out{path: paths[i], sig: r.sigs[paths[i]]}
+			continue
+		}
 		work <- i
 	}
 	close(work)
@@ -155,7 +132,7 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 		}
 	}
 	sort.Slice(r.Files, func(i, j int) bool { return r.Files[i].Path < r.Files[j].Path })
-	return nil
+	return ctx.Err()
 }
 
 func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *identSet) (o struct {
@@ -171,7 +148,7 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 			o.fail = &Failure{Path: path, Err: fmt.Errorf("%w while parsing %s: %v", ErrInternal, path, v)}
 		}
 	}()
-	src, err := r.pass.ReadFile(path)
+	src, err := r.read(path)
 	if err != nil {
 		o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
 		return o
@@ -187,7 +164,7 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		return o
 	}
 	r.fsetLock.Lock()
-	f.TokenFile = r.pass.Fset.AddFile(path, -1, len(src))
+	f.TokenFile = r.fset.AddFile(path, -1, len(src))
 	f.TokenFile.SetLinesForContent(src)
 	r.fsetLock.Unlock()
 	o.file = f

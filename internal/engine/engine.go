@@ -1,0 +1,264 @@
+// Package engine runs one analysis: it walks the paths, reads the files (notebooks as the
+// program of their code cells), runs the analyzers through the driver, and turns what they
+// report into typed findings — positions in code points, notebook cells, suppression
+// comments, per-file ignores, parse errors (CL900), baselines, fix applicability, order.
+// The command line, the pre-commit hook and an editor all call Run and print its Result;
+// nothing outside this package sees the analyzers or the parser.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/baseline"
+	"github.com/cachelint/cachelint/internal/config"
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/internal/walk"
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// Options say what one run analyses and reports.
+type Options struct {
+	// Paths are the files and directories to report on; none means ".".
+	Paths []string
+	// Root is the project root indexed to resolve helpers; "" means the nearest directory
+	// above Paths[0] with a pyproject.toml, setup.cfg, setup.py or .git.
+	Root string
+	// Config is the configuration in effect (nil: none); its per-file-ignores, helpers and
+	// step-loop names apply. File selection comes from Walk, which the caller merges.
+	Config *config.Config
+	Walk   walk.Options
+	// Jobs is the number of parallel parsers; 0 means one per CPU.
+	Jobs int
+	// Rules are the enabled rule codes; CL900 reports files that do not parse.
+	Rules map[string]bool
+	// Baseline, when set, leaves out the findings it records.
+	Baseline *baseline.Baseline
+}
+
+// Result is what a run found.
+type Result struct {
+	// Report holds the findings in report scope, sorted by file and position.
+	Report *report.Report
+	// Calls are the classified cache-emptying calls in report scope (`cachelint calls`).
+	Calls []report.CallRecord
+	// Warnings came up while finding the files (an unreadable directory, a bad .gitignore).
+	Warnings []string
+	// Unreadable are files in report scope that could not be read or parsed at all.
+	Unreadable []string
+	// Errors are internal errors (a bug in cachelint): the run must exit 2.
+	Errors []error
+	// Root is the project root (absolute); RootRel the same as shown, which baselines and
+	// fingerprints make file paths relative to.
+	Root, RootRel string
+	Cwd           string
+	Stats         Stats
+
+	p *project
+}
+
+// Stats say how much work a run did.
+type Stats struct {
+	Reported, Indexed, Parsed int
+	// Rounds is how many prefilter rounds ran.
+	Rounds  int
+	Elapsed time.Duration
+}
+
+// project is one analysed project: what was read, what was found.
+type project struct {
+	cwd     string
+	root    string
+	cfg     *config.Config
+	report  map[string]bool // display paths in report scope
+	files   map[string]walk.File
+	res     *driver.Result
+	parsed  *pyparse.Result
+	cls     *analyzers.Classification
+	srcMu   sync.Mutex
+	sources map[string][]byte
+	nbMu    sync.Mutex // readFile runs on the parse workers
+	nb      map[string]*notebookInfo
+}
+
+// Run analyses the project. It returns ctx's error when cancelled, and an error (to be
+// shown as is) for a path that does not exist or a root that is not a directory.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	// Files are shown, read and written by their path relative to the working directory,
+	// as the analyzers resolve them.
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("%s: no such file or directory", p)
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if opts.Jobs < 0 {
+		return nil, fmt.Errorf("--jobs must be at least 1, got %d", opts.Jobs)
+	}
+	root := opts.Root
+	if root != "" {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--project-root %s: not a directory", root)
+		}
+		root, _ = filepath.Abs(root)
+	} else {
+		root = walk.FindProjectRoot(paths[0])
+	}
+
+	pr := &project{cwd: cwd, root: root, cfg: opts.Config, report: map[string]bool{}, files: map[string]walk.File{},
+		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}}
+	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
+	reportFiles, warnings, err := walk.Files(paths, opts.Walk)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	// Analysis scope: the whole project, so helpers defined elsewhere resolve. What goes
+	// wrong there is worth a warning, never the run: the report scope alone still works.
+	indexOpts := opts.Walk
+	indexOpts.ForceExclude = true
+	indexFiles, indexWarnings, err := walk.Files([]string{root}, indexOpts)
+	if err != nil {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("project root %s not indexed, helpers defined outside the checked paths are not followed: %v", root, err))
+	}
+	for _, w := range indexWarnings {
+		if !slices.Contains(out.Warnings, w.Error()) {
+			out.Warnings = append(out.Warnings, w.Error())
+		}
+	}
+	byAbs := map[string]string{}
+	add := func(f walk.File) string {
+		if d, ok := byAbs[f.Abs]; ok {
+			return d
+		}
+		d := displayPath(cwd, f.Abs)
+		byAbs[f.Abs] = d
+		pr.files[d] = f
+		return d
+	}
+	for _, f := range reportFiles {
+		pr.report[add(f)] = true
+	}
+	for _, f := range indexFiles {
+		add(f)
+	}
+	all := make([]string, 0, len(pr.files))
+	for d := range pr.files {
+		all = append(all, d)
+	}
+	sort.Strings(all)
+
+	settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs}
+	if opts.Config != nil {
+		settings.ExtraHelpers = opts.Config.ExtraHelpers
+		settings.StepLoopNames = opts.Config.StepLoopNames
+	}
+	res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: analyzers.All, Settings: settings})
+	if err != nil {
+		return nil, err
+	}
+	pr.res = res
+	g, _ := res.Results[analyzers.CacheCalls].(*analyzers.CallGraph)
+	if g == nil {
+		return nil, errors.Join(res.Errors...)
+	}
+	pr.parsed = g.Parsed()
+	pr.cls, _ = res.Results[analyzers.Classify].(*analyzers.Classification)
+
+	rep := pr.findings(opts.Rules)
+	if opts.Baseline != nil {
+		rep.Findings = opts.Baseline.Filter(rep.Findings, out.RootRel)
+	}
+	out.Report = rep
+	out.Calls = pr.callRecords()
+	out.Errors = pr.internalErrors()
+	for _, fl := range pr.parsed.Failures {
+		if pr.report[fl.Path] && !errors.Is(fl.Err, pyparse.ErrInternal) {
+			out.Unreadable = append(out.Unreadable, fl.Err.Error())
+		}
+	}
+	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.parsed.Seen, Parsed: pr.parsed.Parsed, Rounds: g.Rounds,
+		Elapsed: time.Since(start)}
+	return out, nil
+}
+
+// readFile gives the driver each file's Python text; notebooks arrive as the program of
+// their code cells.
+func (pr *project) readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := pr.files[path]; ok && f.Kind == walk.Notebook {
+		info, err := readNotebook(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		pr.nbMu.Lock()
+		pr.nb[path] = info
+		pr.nbMu.Unlock()
+		data = info.source
+	}
+	return data, nil
+}
+
+// source is a file's Python text as analysed, for code frames, suppression and fixes.
+func (pr *project) source(file string) []byte {
+	if f := pr.parsed.ByPath[file]; f != nil {
+		return f.Src
+	}
+	pr.srcMu.Lock()
+	defer pr.srcMu.Unlock()
+	if b, ok := pr.sources[file]; ok {
+		return b
+	}
+	b, err := pr.readFile(file)
+	if err != nil {
+		b = nil
+	}
+	pr.sources[file] = b
+	return b
+}
+
+// internalErrors are panics caught while analysing: they make the run exit 2.
+func (pr *project) internalErrors() []error {
+	out := append([]error(nil), pr.res.Errors...)
+	for _, fl := range pr.parsed.Failures {
+		if pr.report[fl.Path] && errors.Is(fl.Err, pyparse.ErrInternal) {
+			out = append(out, fl.Err)
+		}
+	}
+	return out
+}
+
+// displayPath is how a file is shown: relative to the working directory when below it,
+// with forward slashes.
+func displayPath(cwd, abs string) string {
+	if rel, err := filepath.Rel(cwd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(abs)
+}

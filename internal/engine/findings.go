@@ -1,0 +1,223 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/internal/suppress"
+	"github.com/cachelint/cachelint/rules"
+)
+
+// findings converts the driver's diagnostics in report scope into sorted findings, dropping
+// disabled rules, per-file ignores and suppressed lines.
+func (pr *project) findings(enabled map[string]bool) *report.Report {
+	rep := &report.Report{Source: pr.source}
+	rep.FilesChecked = len(pr.report)
+	directives := map[string]*suppress.Directives{}
+	suppressed := func(file, code string, line int) bool {
+		d, ok := directives[file]
+		if !ok {
+			d = suppress.Parse(pr.source(file))
+			directives[file] = d
+		}
+		if d.Suppressed(code, line) {
+			return true
+		}
+		for _, c := range pr.cfg.IgnoredFor(filepath.Join(pr.cwd, filepath.FromSlash(file))) {
+			if c == code {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range pr.res.Diagnostics {
+		if !enabled[d.Code] {
+			continue
+		}
+		f := pr.finding(d.Diagnostic)
+		if f == nil || !pr.report[f.File] {
+			continue
+		}
+		if suppressed(f.File, d.Code, programLine(f)) {
+			continue
+		}
+		rep.Findings = append(rep.Findings, *f)
+	}
+	if enabled[rules.CL900] {
+		for _, pf := range pr.parseErrorFindings() {
+			if !suppressed(pf.File, rules.CL900, programLine(&pf)) {
+				rep.Findings = append(rep.Findings, pf)
+			}
+		}
+	}
+	sort.SliceStable(rep.Findings, func(i, j int) bool {
+		a, b := rep.Findings[i], rep.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Code < b.Code
+	})
+	return rep
+}
+
+// finding converts one diagnostic: byte offsets become code-point columns, the rule's
+// registry entry gives name, severity and the fix's applicability, notebooks are mapped.
+func (pr *project) finding(d driver.Diagnostic) *report.Finding {
+	start := pr.res.Fset.Position(d.Pos)
+	if !start.IsValid() {
+		return nil
+	}
+	file := pr.parsed.ByPath[start.Filename]
+	if file == nil {
+		return nil
+	}
+	rule, _ := rules.Lookup(d.Code)
+	f := &report.Finding{
+		Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: d.Message,
+		File: start.Filename, URL: rule.URL(),
+		Label: d.Label, Help: d.Help, Function: d.Function, Snippet: d.Snippet, Period: d.Period,
+	}
+	f.Line, f.Column = file.Position(start.Offset)
+	end := d.End
+	if !end.IsValid() {
+		end = d.Pos
+	}
+	ep := pr.res.Fset.Position(end)
+	f.EndLine, f.EndColumn = file.Position(ep.Offset)
+	for _, r := range d.Related {
+		rp := pr.res.Fset.Position(r.Pos)
+		if !rp.IsValid() {
+			continue
+		}
+		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: r.Message}
+		if rf := pr.parsed.ByPath[rp.Filename]; rf != nil {
+			rel.Line, rel.Column = rf.Position(rp.Offset)
+		}
+		f.Related = append(f.Related, rel)
+	}
+	// A fix is offered only by a rule that declares one, with the rule's applicability.
+	if d.Fix != nil && rule.Fix != rules.FixNone {
+		fix := &report.Fix{Message: d.Fix.Message, Applicability: string(rule.Fix)}
+		for _, te := range d.Fix.Edits {
+			s, e := pr.res.Fset.Position(te.Pos), pr.res.Fset.Position(te.End)
+			ed := report.Edit{Start: s.Offset, End: e.Offset, NewText: te.NewText}
+			ed.Line, ed.Column = file.Position(s.Offset)
+			ed.EndLine, ed.EndColumn = file.Position(e.Offset)
+			fix.Edits = append(fix.Edits, ed)
+		}
+		f.Fix = fix
+	}
+	pr.mapNotebook(f)
+	return f
+}
+
+func (pr *project) parseErrorFindings() []report.Finding {
+	var out []report.Finding
+	rule, _ := rules.Lookup(rules.CL900)
+	for _, f := range pr.parsed.Files {
+		if !pr.report[f.Path] || len(f.Errors) == 0 {
+			continue
+		}
+		e := f.Errors[0]
+		msg := fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", e.Msg, len(f.Errors))
+		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: msg, File: f.Path,
+			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
+		pr.mapNotebook(&fd)
+		out = append(out, fd)
+	}
+	for _, fl := range pr.parsed.Failures {
+		if !pr.report[fl.Path] {
+			continue
+		}
+		out = append(out, report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity,
+			Message: fl.Err.Error(), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
+	}
+	return out
+}
+
+// programLine is the finding's line in the Python text cachelint analysed (for a notebook,
+// the program of its code cells), which is where suppression comments are read.
+func programLine(f *report.Finding) int {
+	if f.FrameLine > 0 {
+		return f.FrameLine
+	}
+	return f.Line
+}
+
+// callRecords are the classified calls in report scope, notebooks mapped to their cells.
+func (pr *project) callRecords() []report.CallRecord {
+	out := []report.CallRecord{}
+	if pr.cls == nil {
+		return out
+	}
+	for _, r := range pr.cls.Records {
+		if !pr.report[r.File.Path] {
+			continue
+		}
+		line, col := r.File.Position(r.Call.Node.Start)
+		rec := report.CallRecord{
+			File: r.File.Path, Line: line, Column: col, Callee: r.Target.Spelling, Via: []string{},
+			Role: r.Role, Frequency: string(r.Frequency), Pattern: string(r.Pattern), Reason: r.Reason,
+		}
+		if r.Period > 0 {
+			p := r.Period
+			rec.Period = &p
+		}
+		if r.Rule != "" {
+			rule := r.Rule
+			rec.Rule = &rule
+		}
+		if r.Loop != nil {
+			rec.Loop = &report.LoopRef{File: r.File.Path, Line: r.Loop.Node.Line()}
+		}
+		for _, e := range r.Via {
+			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, e.CalleeFile.Path)+e.Callee.QualName)
+		}
+		pr.nbMu.Lock()
+		info := pr.nb[r.File.Path]
+		pr.nbMu.Unlock()
+		if info != nil {
+			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
+			rec.Line, rec.Column = info.nb.JSONPos(line, col)
+			rec.Reason = info.cellRefs(rec.Reason)
+			if rec.Loop != nil {
+				loopLine := rec.Loop.Line
+				rec.Loop.Cell, rec.Loop.CellLine, _, _ = info.nb.Locate(loopLine)
+				rec.Loop.Line, _ = info.nb.JSONPos(loopLine, 1)
+			}
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// moduleName renders a file as a dotted module prefix ("utils.memory.") relative to the
+// project root, for `via` chains.
+func moduleName(root, cwd, file string) string {
+	rel := displayPath(root, absFrom(cwd, file))
+	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), ".ipynb")
+	rel = strings.TrimSuffix(rel, "/__init__")
+	rel = strings.TrimPrefix(rel, "src/")
+	if strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") {
+		rel = strings.TrimSuffix(path.Base(rel), ".py")
+	}
+	return strings.ReplaceAll(rel, "/", ".") + "."
+}
+
+func absFrom(cwd, file string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(cwd, filepath.FromSlash(file))
+}

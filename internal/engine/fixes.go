@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/cachelint/cachelint/internal/baseline"
+	"github.com/cachelint/cachelint/internal/fix"
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/internal/suppress"
+	"github.com/cachelint/cachelint/pyparse"
+	"github.com/cachelint/cachelint/rules"
+)
+
+// WriteBaseline records the run's findings in a baseline file at path, paths relative to
+// the project root.
+func (r *Result) WriteBaseline(path string) error {
+	var buf bytes.Buffer
+	if err := baseline.Write(&buf, r.Report.Findings, r.RootRel); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	if err := writeNew(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	return nil
+}
+
+// AddNoqa inserts `# noqa: CODE` for every finding, keeping existing comments, and returns
+// how many directives it added. Notebooks are left alone.
+func (r *Result) AddNoqa() (int, error) {
+	pr := r.p
+	byFile := map[string]map[int][]string{}
+	for _, f := range r.Report.Findings {
+		if f.Cell > 0 {
+			continue // notebook JSON is not rewritten
+		}
+		if byFile[f.File] == nil {
+			byFile[f.File] = map[int][]string{}
+		}
+		d := suppress.Parse(pr.source(f.File))
+		line := d.NoqaLine(programLine(&f))
+		byFile[f.File][line] = append(byFile[f.File][line], f.Code)
+	}
+	total := 0
+	for _, file := range slices.Sorted(maps.Keys(byFile)) {
+		src := pr.source(file)
+		out, n := suppress.AddNoqa(src, byFile[file])
+		if n == 0 {
+			continue
+		}
+		if err := fix.WriteAtomic(file, out); err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// FixOptions say which fixes to apply and how.
+type FixOptions struct {
+	// Unsafe includes the fixes of rules whose fix may change what the program does.
+	Unsafe bool
+	// Diff writes the fixes to Diff as a unified diff instead of changing any file.
+	Diff io.Writer
+}
+
+// FixSummary is what applying the fixes did.
+type FixSummary struct {
+	// Fixed findings, in Files files; Remaining findings no fix removed.
+	Fixed, Files, Remaining int
+	// Skipped are files whose fixed text would not parse, left unchanged.
+	Skipped []string
+}
+
+// ApplyFixes applies (or, with opts.Diff, prints) the fixes of the run's findings. A file
+// is changed only when its fixed text parses as well as before.
+func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
+	pr := r.p
+	var sum FixSummary
+	byFile := map[string][]*report.Fix{}
+	for i := range r.Report.Findings {
+		f := &r.Report.Findings[i]
+		if f.Fix == nil || (f.Fix.Applicability == string(rules.FixUnsafe) && !opts.Unsafe) {
+			sum.Remaining++
+			continue
+		}
+		byFile[f.File] = append(byFile[f.File], f.Fix)
+	}
+	parser, err := pyparse.NewParser()
+	if err != nil {
+		return sum, err
+	}
+	defer parser.Close()
+	for _, file := range slices.Sorted(maps.Keys(byFile)) {
+		src := pr.source(file)
+		out, n := fix.Apply(src, byFile[file])
+		sum.Remaining += len(byFile[file]) - n
+		if n == 0 || bytes.Equal(out, src) {
+			continue
+		}
+		// A fix must not break the file: keep it only if it parses as well as before.
+		before, err1 := parser.Parse(context.Background(), file, src)
+		after, err2 := parser.Parse(context.Background(), file, out)
+		if err1 != nil || err2 != nil || len(after.Errors) > len(before.Errors) {
+			sum.Skipped = append(sum.Skipped, file)
+			sum.Remaining += n
+			continue
+		}
+		if opts.Diff != nil {
+			d, err := fix.Diff(file, src, out)
+			if err != nil {
+				return sum, err
+			}
+			if _, err := io.WriteString(opts.Diff, d); err != nil {
+				return sum, err
+			}
+		} else if err := fix.WriteAtomic(file, out); err != nil {
+			return sum, err
+		}
+		sum.Files++
+		sum.Fixed += n
+	}
+	return sum, nil
+}
+
+// writeNew writes a file the run creates (baseline), atomically when it already exists.
+func writeNew(path string, data []byte) error {
+	if err := fix.WriteAtomic(path, data); err == nil {
+		return nil
+	}
+	return os.WriteFile(path, data, 0o644)
+}
