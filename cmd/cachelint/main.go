@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Run(ctx, analyzers.Engine, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cachelint/cachelint/internal/engine"
 	"github.com/cachelint/cachelint/internal/output"
 )
 
-func runCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCalls(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
 	var cf commonFlags
 	fs := newFlagSet("calls", "calls [flags] [PATH...]", stdout)
 	cf.register(fs)
@@ -25,6 +26,7 @@ func runCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	opts.Analysis = an
 	res, err := analyse(ctx, opts, &cf, stderr)
 	if err != nil {
 		return err

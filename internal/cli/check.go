@@ -37,7 +37,7 @@ type checkFlags struct {
 	costProfile     string
 }
 
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
 	var cf checkFlags
 	fs := newFlagSet("check", "check [flags] [PATH...]", stdout)
 	cf.register(fs)
@@ -81,6 +81,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	opts.Analysis = an
 	if cf.baseline != "" {
 		if opts.Baseline, err = baseline.Load(cf.baseline); err != nil {
 			return usageErr("--baseline: %v", err)

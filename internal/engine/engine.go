@@ -18,13 +18,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/baseline"
 	"github.com/cachelint/cachelint/internal/config"
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/internal/walk"
-	"github.com/cachelint/cachelint/pyparse"
 )
 
 // Options say what one run analyses and reports.
@@ -44,6 +42,8 @@ type Options struct {
 	Rules map[string]bool
 	// Baseline, when set, leaves out the findings it records.
 	Baseline *baseline.Baseline
+	// Analysis is what to analyse with (analyzers.Engine); required.
+	Analysis Analysis
 }
 
 // Result is what a run found.
@@ -83,8 +83,8 @@ type project struct {
 	report  map[string]bool // display paths in report scope
 	files   map[string]walk.File
 	res     *driver.Result
-	parsed  *pyparse.Result
-	cls     *analyzers.Classification
+	an      Analysis
+	facts   *Facts
 	srcMu   sync.Mutex
 	sources map[string][]byte
 	nbMu    sync.Mutex // readFile runs on the parse workers
@@ -113,6 +113,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
+	if opts.Analysis == nil {
+		return nil, errors.New("engine: no analysis given")
+	}
 	if opts.Jobs < 0 {
 		return nil, fmt.Errorf("--jobs must be at least 1, got %d", opts.Jobs)
 	}
@@ -126,7 +129,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		root = walk.FindProjectRoot(paths[0])
 	}
 
-	pr := &project{cwd: cwd, root: root, cfg: opts.Config, report: map[string]bool{}, files: map[string]walk.File{},
+	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis, report: map[string]bool{}, files: map[string]walk.File{},
 		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
 	reportFiles, warnings, err := walk.Files(paths, opts.Walk)
@@ -176,17 +179,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		settings.ExtraHelpers = opts.Config.ExtraHelpers
 		settings.StepLoopNames = opts.Config.StepLoopNames
 	}
-	res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: analyzers.All, Settings: settings})
+	res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
 	if err != nil {
 		return nil, err
 	}
 	pr.res = res
-	g, _ := res.Results[analyzers.CacheCalls].(*analyzers.CallGraph)
-	if g == nil {
-		return nil, errors.Join(res.Errors...)
+	if pr.facts, err = opts.Analysis.Facts(res); err != nil {
+		return nil, errors.Join(append([]error{err}, res.Errors...)...)
 	}
-	pr.parsed = g.Parsed()
-	pr.cls, _ = res.Results[analyzers.Classify].(*analyzers.Classification)
 
 	rep := pr.findings(opts.Rules)
 	if opts.Baseline != nil {
@@ -195,12 +195,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out.Report = rep
 	out.Calls = pr.callRecords()
 	out.Errors = pr.internalErrors()
-	for _, fl := range pr.parsed.Failures {
-		if pr.report[fl.Path] && !errors.Is(fl.Err, pyparse.ErrInternal) {
+	for _, fl := range pr.facts.Failures {
+		if pr.report[fl.Path] && !fl.Internal {
 			out.Unreadable = append(out.Unreadable, fl.Err.Error())
 		}
 	}
-	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.parsed.Seen, Parsed: pr.parsed.Parsed, Rounds: g.Rounds,
+	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds,
 		Elapsed: time.Since(start)}
 	return out, nil
 }
@@ -227,7 +227,7 @@ func (pr *project) readFile(path string) ([]byte, error) {
 
 // source is a file's Python text as analysed, for code frames, suppression and fixes.
 func (pr *project) source(file string) []byte {
-	if f := pr.parsed.ByPath[file]; f != nil {
+	if f := pr.facts.Files[file]; f != nil {
 		return f.Src
 	}
 	pr.srcMu.Lock()
@@ -246,8 +246,8 @@ func (pr *project) source(file string) []byte {
 // internalErrors are panics caught while analysing: they make the run exit 2.
 func (pr *project) internalErrors() []error {
 	out := append([]error(nil), pr.res.Errors...)
-	for _, fl := range pr.parsed.Failures {
-		if pr.report[fl.Path] && errors.Is(fl.Err, pyparse.ErrInternal) {
+	for _, fl := range pr.facts.Failures {
+		if pr.report[fl.Path] && fl.Internal {
 			out = append(out, fl.Err)
 		}
 	}

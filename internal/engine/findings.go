@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,7 +80,7 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 	if !start.IsValid() {
 		return nil
 	}
-	file := pr.parsed.ByPath[start.Filename]
+	file := pr.facts.Files[start.Filename]
 	if file == nil {
 		return nil
 	}
@@ -101,7 +103,7 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 			continue
 		}
 		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: r.Message}
-		if rf := pr.parsed.ByPath[rp.Filename]; rf != nil {
+		if rf := pr.facts.Files[rp.Filename]; rf != nil {
 			rel.Line, rel.Column = rf.Position(rp.Offset)
 		}
 		f.Related = append(f.Related, rel)
@@ -125,7 +127,8 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 func (pr *project) parseErrorFindings() []report.Finding {
 	var out []report.Finding
 	rule, _ := rules.Lookup(rules.CL900)
-	for _, f := range pr.parsed.Files {
+	for _, path := range slices.Sorted(maps.Keys(pr.facts.Files)) {
+		f := pr.facts.Files[path]
 		if !pr.report[f.Path] || len(f.Errors) == 0 {
 			continue
 		}
@@ -136,7 +139,7 @@ func (pr *project) parseErrorFindings() []report.Finding {
 		pr.mapNotebook(&fd)
 		out = append(out, fd)
 	}
-	for _, fl := range pr.parsed.Failures {
+	for _, fl := range pr.facts.Failures {
 		if !pr.report[fl.Path] {
 			continue
 		}
@@ -158,34 +161,23 @@ func programLine(f *report.Finding) int {
 // callRecords are the classified calls in report scope, notebooks mapped to their cells.
 func (pr *project) callRecords() []report.CallRecord {
 	out := []report.CallRecord{}
-	if pr.cls == nil {
-		return out
-	}
-	for _, r := range pr.cls.Records {
-		if !pr.report[r.File.Path] {
+	for _, c := range pr.facts.Calls {
+		rec := c.Record
+		file := pr.facts.Files[rec.File]
+		if !pr.report[rec.File] || file == nil {
 			continue
 		}
-		line, col := r.File.Position(r.Call.Node.Start)
-		rec := report.CallRecord{
-			File: r.File.Path, Line: line, Column: col, Callee: r.Target.Spelling, Via: []string{},
-			Role: r.Role, Frequency: string(r.Frequency), Pattern: string(r.Pattern), Reason: r.Reason,
+		line, col := file.Position(c.Offset)
+		rec.Line, rec.Column = line, col
+		if c.LoopLine > 0 {
+			rec.Loop = &report.LoopRef{File: rec.File, Line: c.LoopLine}
 		}
-		if r.Period > 0 {
-			p := r.Period
-			rec.Period = &p
-		}
-		if r.Rule != "" {
-			rule := r.Rule
-			rec.Rule = &rule
-		}
-		if r.Loop != nil {
-			rec.Loop = &report.LoopRef{File: r.File.Path, Line: r.Loop.Node.Line()}
-		}
-		for _, e := range r.Via {
-			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, e.CalleeFile.Path)+e.Callee.QualName)
+		rec.Via = []string{}
+		for _, s := range c.Via {
+			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, s.File)+s.QualName)
 		}
 		pr.nbMu.Lock()
-		info := pr.nb[r.File.Path]
+		info := pr.nb[rec.File]
 		pr.nbMu.Unlock()
 		if info != nil {
 			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)

@@ -13,7 +13,6 @@ import (
 	"github.com/cachelint/cachelint/internal/fix"
 	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/internal/suppress"
-	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
 )
 
@@ -91,11 +90,6 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		}
 		byFile[f.File] = append(byFile[f.File], f.Fix)
 	}
-	parser, err := pyparse.NewParser()
-	if err != nil {
-		return sum, err
-	}
-	defer parser.Close()
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
 		src := pr.source(file)
 		out, n := fix.Apply(src, byFile[file])
@@ -104,9 +98,9 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 			continue
 		}
 		// A fix must not break the file: keep it only if it parses as well as before.
-		before, err1 := parser.Parse(context.Background(), file, src)
-		after, err2 := parser.Parse(context.Background(), file, out)
-		if err1 != nil || err2 != nil || len(after.Errors) > len(before.Errors) {
+		before, err1 := pr.an.SyntaxErrors(context.Background(), file, src)
+		after, err2 := pr.an.SyntaxErrors(context.Background(), file, out)
+		if err1 != nil || err2 != nil || after > before {
 			sum.Skipped = append(sum.Skipped, file)
 			sum.Remaining += n
 			continue

@@ -1,0 +1,81 @@
+package analyzers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/engine"
+	"github.com/cachelint/cachelint/internal/report"
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// Engine is the suite as the engine runs it: cmd/cachelint and the analyzer tests pass it
+// in engine.Options.Analysis.
+var Engine engine.Analysis = suite{}
+
+type suite struct{}
+
+func (suite) Analyzers() []*driver.Analyzer { return All }
+
+// Facts reads CacheCalls' parsed project and Classify's records.
+func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
+	g, _ := res.Results[CacheCalls].(*CallGraph)
+	if g == nil {
+		return nil, errors.New("internal error: the call graph was not built")
+	}
+	parsed := g.Parsed()
+	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
+		Parsed: parsed.Parsed, Rounds: g.Rounds}
+	for _, f := range parsed.Files {
+		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
+		for _, e := range f.Errors {
+			ef.Errors = append(ef.Errors, engine.SyntaxError{Line: e.Line, Col: e.Col, Msg: e.Msg})
+		}
+		out.Files[f.Path] = ef
+	}
+	for _, fl := range parsed.Failures {
+		out.Failures = append(out.Failures, engine.Failure{Path: fl.Path, Err: fl.Err,
+			Internal: errors.Is(fl.Err, pyparse.ErrInternal)})
+	}
+	cls, _ := res.Results[Classify].(*Classification)
+	if cls == nil {
+		return out, nil
+	}
+	for _, r := range cls.Records {
+		c := engine.Call{Offset: r.Call.Node.Start, Record: report.CallRecord{
+			File: r.File.Path, Callee: r.Target.Spelling, Role: r.Role, Frequency: string(r.Frequency),
+			Pattern: string(r.Pattern), Reason: r.Reason,
+		}}
+		if r.Period > 0 {
+			p := r.Period
+			c.Record.Period = &p
+		}
+		if r.Rule != "" {
+			rule := r.Rule
+			c.Record.Rule = &rule
+		}
+		if r.Loop != nil {
+			c.LoopLine = r.Loop.Node.Line()
+		}
+		for _, e := range r.Via {
+			c.Via = append(c.Via, engine.Step{File: e.CalleeFile.Path, QualName: e.Callee.QualName})
+		}
+		out.Calls = append(out.Calls, c)
+	}
+	return out, nil
+}
+
+// SyntaxErrors parses src on its own.
+func (suite) SyntaxErrors(ctx context.Context, path string, src []byte) (int, error) {
+	p, err := pyparse.NewParser()
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	f, err := p.Parse(ctx, path, src)
+	if err != nil {
+		return 0, err
+	}
+	return len(f.Errors), nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/report"
+)
+
+// Analysis is what a run analyses with: the analyzers, and readers for what their building
+// blocks produced. The engine knows neither the analyzers nor the parser; cmd/cachelint
+// hands it analyzers.Engine, so a front end (the CLI, an editor server) can only reach the
+// analysis through Run and its typed Result.
+type Analysis interface {
+	// Analyzers are the analyzers to run; the driver adds what they require.
+	Analyzers() []*driver.Analyzer
+	// Facts reads what one finished driver run produced. Its error is an internal one.
+	Facts(res *driver.Result) (*Facts, error)
+	// SyntaxErrors counts the syntax errors in src, to check that a fix does not break a
+	// file; an error means no tree could be built at all.
+	SyntaxErrors(ctx context.Context, path string, src []byte) (int, error)
+}
+
+// Facts are what the engine reads from one run: the parsed files, the files that failed,
+// the classified calls and how much work was done.
+type Facts struct {
+	// Files are the parsed files by path.
+	Files map[string]*File
+	// Failures are the files that could not be read or parsed.
+	Failures []Failure
+	// Calls are the classified cache-emptying calls, in every file analysed.
+	Calls []Call
+	// Seen is the number of files in analysis scope, Parsed how many were parsed, Rounds
+	// how many prefilter rounds ran.
+	Seen, Parsed, Rounds int
+}
+
+// File is one parsed file.
+type File struct {
+	Path string
+	// Src is the Python text analysed (a notebook's program of code cells).
+	Src []byte
+	// Errors are its syntax errors, in order.
+	Errors []SyntaxError
+	// Position turns a byte offset into a 1-based line and code-point column.
+	Position func(offset int) (line, col int)
+}
+
+// SyntaxError is a place the parser could not parse.
+type SyntaxError struct {
+	Line, Col int // 1-based; Col in code points
+	Msg       string
+}
+
+// Failure is a file that could not be read or parsed at all; Internal marks a bug in
+// cachelint (a panic caught while parsing it), which makes the run exit 2.
+type Failure struct {
+	Path     string
+	Err      error
+	Internal bool
+}
+
+// Call is one classified cache-emptying call. Record holds everything but the positions
+// and the helper chain, which the engine fills in (notebooks mapped, modules named).
+type Call struct {
+	Record report.CallRecord
+	// Offset is the call's byte offset in Record.File; LoopLine the governing loop's line
+	// (0 when none).
+	Offset   int
+	LoopLine int
+	// Via is the helper chain from the site to the cache-emptying call.
+	Via []Step
+}
+
+// Step is one helper in a chain: the function and the file that defines it.
+type Step struct {
+	File, QualName string
+}

@@ -1,0 +1,161 @@
+package pyparse
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParse feeds arbitrary bytes to the parser and checks what every analyzer relies on:
+// no panic, a tree whose nodes lie inside the source and inside their parents in order,
+// parent and index links that agree, rows that agree with Position, a model whose calls,
+// functions and classes point into the tree, and a prefilter that finds a name exactly when
+// the text holds it as a whole identifier (its Bloom signature never forgets one).
+//
+//	go test ./pyparse -run '^$' -fuzz FuzzParse -fuzztime 10m
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("for x in y:\n    tensor = (\n    torch.cuda.empty_cache()\n"))
+	f.Add([]byte("def f():\r    torch.cuda.empty_cache()\r"))
+	f.Add([]byte("a.b\n# accelerator clear\naccelerator.clear()"))
+	p, err := NewParser()
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer p.Close()
+	p.Timeout = time.Minute
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := p.Parse(context.Background(), "fuzz.py", src)
+		if err != nil {
+			t.Fatalf("parse: %v", err)
+		}
+		seen := checkTree(t, file)
+		checkModel(t, file, seen)
+		checkMentions(t, src)
+	})
+}
+
+func checkTree(t *testing.T, f *File) map[*Node]bool {
+	t.Helper()
+	if f.Root == nil {
+		t.Fatal("no root")
+	}
+	seen := map[*Node]bool{}
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		seen[n] = true
+		if n.Start < 0 || n.Start > n.End || n.End > len(f.Src) {
+			t.Fatalf("%s [%d,%d) outside the source (%d bytes)", n.Kind, n.Start, n.End, len(f.Src))
+		}
+		if line, _ := f.Position(n.Start); line != n.Line() {
+			t.Fatalf("%s at byte %d: row says line %d, Position says %d", n.Kind, n.Start, n.Line(), line)
+		}
+		prev := n.Start
+		for i, c := range n.Children {
+			if c.Parent != n || int(c.Index) != i {
+				t.Fatalf("%s child %d: parent or index link broken", n.Kind, i)
+			}
+			if c.Start < prev || c.End > n.End {
+				t.Fatalf("%s child %s [%d,%d) out of order or outside [%d,%d)", n.Kind, c.Kind, c.Start, c.End, prev, n.End)
+			}
+			prev = c.Start
+			visit(c)
+		}
+	}
+	visit(f.Root)
+	return seen
+}
+
+func checkModel(t *testing.T, f *File, seen map[*Node]bool) {
+	t.Helper()
+	for _, c := range f.Calls {
+		if !seen[c.Node] || c.Node.Kind != "call" || f.CallOf(c.Node) != c {
+			t.Fatalf("call %q: node not in the tree or not indexed", c.Callee)
+		}
+		if c.Func != nil && !c.Node.Contains(c.Func) {
+			t.Fatalf("call %q: callee outside the call", c.Callee)
+		}
+		if c.Function != nil && !c.Function.Node.Contains(c.Node) {
+			t.Fatalf("call %q: enclosing function %s does not contain it", c.Callee, c.Function.QualName)
+		}
+	}
+	for _, fn := range f.Functions {
+		if !seen[fn.Node] || f.FunctionOf(fn.Node) != fn {
+			t.Fatalf("function %s: node not in the tree or not indexed", fn.QualName)
+		}
+		if fn.Parent != nil && !fn.Parent.Node.Contains(fn.Node) {
+			t.Fatalf("function %s: parent %s does not contain it", fn.QualName, fn.Parent.QualName)
+		}
+	}
+	for _, cl := range f.Classes {
+		if !seen[cl.Node] || f.ClassOf(cl.Node) != cl {
+			t.Fatalf("class %s: node not in the tree or not indexed", cl.QualName)
+		}
+	}
+	for _, e := range f.Errors {
+		if e.Line < 1 || e.Col < 1 {
+			t.Fatalf("syntax error at %d:%d", e.Line, e.Col)
+		}
+	}
+}
+
+// checkMentions compares the prefilter with a plain split of the text into identifier runs.
+func checkMentions(t *testing.T, src []byte) {
+	t.Helper()
+	var tokens []string
+	for i := 0; i < len(src); {
+		j := i
+		for j < len(src) && identChar[src[j]] {
+			j++
+		}
+		if j > i {
+			tokens = append(tokens, string(src[i:j]))
+			i = j
+		} else {
+			i++
+		}
+	}
+	has := map[string]bool{}
+	for _, tok := range tokens {
+		has[tok] = true
+	}
+	// Names the text holds, one it may not, and a pair of two of its tokens.
+	var names []string
+	if len(tokens) > 0 {
+		names = append(names, tokens[0], tokens[len(tokens)-1])
+	}
+	names = append(names, "empty_cache")
+	var sig signature
+	newIdentSet(nil).scan(src, &sig)
+	for _, n := range names {
+		s := newIdentSet([]string{n})
+		var sig2 signature
+		if got := s.scan(src, &sig2); got != has[n] {
+			t.Fatalf("scan(%q) = %v, text has it as a token: %v", n, got, has[n])
+		}
+		if has[n] && !s.mayMention(&sig) {
+			t.Fatalf("signature forgot %q", n)
+		}
+		if sig2 != sig {
+			t.Fatal("signature depends on the names scanned for")
+		}
+	}
+	if len(tokens) >= 2 {
+		a, b := tokens[0], tokens[len(tokens)-1]
+		if !strings.Contains(a, ".") && !strings.Contains(b, ".") {
+			s := newIdentSet([]string{a + "." + b})
+			var sig2 signature
+			if !s.scan(src, &sig2) || !s.mayMention(&sig) {
+				t.Fatalf("pair %s.%s not found though both parts are tokens", a, b)
+			}
+		}
+	}
+}
