@@ -128,3 +128,40 @@ func libraryHelper(q string) (string, bool) {
 	}
 	return "", false
 }
+
+// SpellingKind says which table a known spelling comes from.
+type SpellingKind string
+
+// The tables of known spellings.
+const (
+	DirectSpelling  SpellingKind = "direct"  // torch's own entry points
+	LibrarySpelling SpellingKind = "library" // a library helper, by its qualified name
+	NameSpelling    SpellingKind = "name"    // a library helper, by its name wherever it comes from
+	MethodSpelling  SpellingKind = "method"  // a library method, "receiver.method"
+)
+
+// Spelling is one entry of the knowledge tables.
+type Spelling struct {
+	Name string
+	Kind SpellingKind
+}
+
+// Spellings lists every entry of the knowledge tables, sorted by name: what the prefilter
+// must let through and CacheCalls must find.
+func Spellings() []Spelling {
+	var out []Spelling
+	for q := range directCallees {
+		out = append(out, Spelling{q, DirectSpelling})
+	}
+	for q := range libraryHelpers {
+		out = append(out, Spelling{q, LibrarySpelling})
+	}
+	for n := range nameHelpers {
+		out = append(out, Spelling{n, NameSpelling})
+	}
+	for m := range methodHelpers {
+		out = append(out, Spelling{m, MethodSpelling})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
