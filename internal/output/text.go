@@ -85,19 +85,25 @@ func writeFrame(b *bytes.Buffer, f report.Finding, rep *report.Report, pal palet
 	}
 	lines := sourceLines(rep, f.File)
 	hasFrame := frameLine >= 1 && frameLine <= len(lines)
+	// The gutter numbers lines as the header does: in a notebook, by line of the cell, and
+	// the line above is shown only when it is in the same cell.
+	shownLine := frameLine
+	if f.Cell > 0 && f.CellLine > 0 {
+		shownLine = f.CellLine
+	}
 
-	width := len(strconv.Itoa(max(frameLine, 1)))
+	width := len(strconv.Itoa(max(shownLine, 1)))
 	pad := strings.Repeat(" ", width)
 	bar := pal.gutter.Sprint("|")
 	emptyGutter := pad + " " + bar
 
 	if hasFrame {
 		b.WriteString(emptyGutter + "\n")
-		if frameLine > 1 {
-			writeSourceLine(b, frameLine-1, width, lines[frameLine-2], pal)
+		if frameLine > 1 && shownLine > 1 {
+			writeSourceLine(b, shownLine-1, width, lines[frameLine-2], pal)
 		}
 		text := lines[frameLine-1]
-		writeSourceLine(b, frameLine, width, text, pal)
+		writeSourceLine(b, shownLine, width, text, pal)
 
 		col, endCol := textColumns(f)
 		if f.EndLine > f.Line {
