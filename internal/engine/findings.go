@@ -86,9 +86,9 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 	}
 	rule, _ := rules.Lookup(d.Code)
 	f := &report.Finding{
-		Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: d.Message,
+		Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(d.Message),
 		File: start.Filename, URL: rule.URL(),
-		Label: d.Label, Help: d.Help, Function: d.Function, Snippet: d.Snippet, Period: d.Period,
+		Label: text(d.Label), Help: text(d.Help), Function: text(d.Function), Snippet: text(d.Snippet), Period: d.Period,
 	}
 	f.Line, f.Column = file.Position(start.Offset)
 	end := d.End
@@ -102,7 +102,7 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 		if !rp.IsValid() {
 			continue
 		}
-		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: r.Message}
+		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: text(r.Message)}
 		if rf := pr.facts.Files[rp.Filename]; rf != nil {
 			rel.Line, rel.Column = rf.Position(rp.Offset)
 		}
@@ -110,7 +110,7 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 	}
 	// A fix is offered only by a rule that declares one, with the rule's applicability.
 	if d.Fix != nil && rule.Fix != rules.FixNone {
-		fix := &report.Fix{Message: d.Fix.Message, Applicability: string(rule.Fix)}
+		fix := &report.Fix{Message: text(d.Fix.Message), Applicability: string(rule.Fix)}
 		for _, te := range d.Fix.Edits {
 			s, e := pr.res.Fset.Position(te.Pos), pr.res.Fset.Position(te.End)
 			ed := report.Edit{Start: s.Offset, End: e.Offset, NewText: te.NewText}
@@ -134,7 +134,7 @@ func (pr *project) parseErrorFindings() []report.Finding {
 		}
 		e := f.Errors[0]
 		msg := fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", e.Msg, len(f.Errors))
-		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: msg, File: f.Path,
+		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(msg), File: f.Path,
 			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
 		pr.mapNotebook(&fd)
 		out = append(out, fd)
@@ -144,10 +144,14 @@ func (pr *project) parseErrorFindings() []report.Finding {
 			continue
 		}
 		out = append(out, report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity,
-			Message: fl.Err.Error(), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
+			Message: text(fl.Err.Error()), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
 	}
 	return out
 }
+
+// text is s as findings carry it: valid UTF-8. Messages quote source code, and a file
+// need not be valid UTF-8; each invalid byte becomes U+FFFD, as encoding/json would write it.
+func text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // programLine is the finding's line in the Python text cachelint analysed (for a notebook,
 // the program of its code cells), which is where suppression comments are read.
@@ -163,6 +167,7 @@ func (pr *project) callRecords() []report.CallRecord {
 	out := []report.CallRecord{}
 	for _, c := range pr.facts.Calls {
 		rec := c.Record
+		rec.Callee, rec.Reason = text(rec.Callee), text(rec.Reason)
 		file := pr.facts.Files[rec.File]
 		if !pr.report[rec.File] || file == nil {
 			continue
