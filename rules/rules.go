@@ -29,7 +29,20 @@ type Rule struct {
 	Summary string
 	// Fix is the applicability of the rule's automatic fix: FixNone when it has none.
 	Fix Applicability
+	// Cost says how often the reported call runs, for the `= cost:` line of a probe
+	// profile: CostNone for rules that are not about a call's cost.
+	Cost CostBasis
 }
+
+// CostBasis is how often a reported call runs: what one probe-measured call is multiplied by.
+type CostBasis string
+
+const (
+	CostNone     CostBasis = ""
+	CostPerStep  CostBasis = "step"  // every step
+	CostPerCall  CostBasis = "call"  // every N steps (the finding's period) or unknown
+	CostPerEpoch CostBasis = "epoch" // once per epoch
+)
 
 // Applicability says whether a rule's fix may be applied without review, as ruff's does:
 // a safe fix keeps what the program does, an unsafe one may change it (--unsafe-fixes).
@@ -75,16 +88,16 @@ var docs embed.FS
 // registry is every rule. CL001's fix removes a call the program may rely on for memory
 // (SPEC §7); CL006's narrows an except clause and lets other errors through: both unsafe.
 var registry = []Rule{
-	{CL001, "empty-cache-per-step", Error, true, "cache emptied on every iteration of a step loop", FixUnsafe},
-	{CL002, "empty-cache-periodic", Warning, true, "cache emptied every N steps of a step loop", FixNone},
-	{CL003, "empty-cache-per-epoch", Info, false, "cache emptied once per epoch", FixNone},
-	{CL004, "empty-cache-in-loop", Warning, true, "cache emptied inside a loop of unknown kind", FixNone},
-	{CL005, "oom-retry-inside-except", Warning, true, "OOM retry re-runs the failed work inside the except block", FixNone},
-	{CL006, "oom-handler-too-broad", Warning, true, "cache-clearing retry handler catches more than OOM", FixUnsafe},
-	{CL010, "alloc-conf-after-cuda-init", Error, true, "allocator config set after CUDA was initialised", FixNone},
-	{CL011, "alloc-conf-invalid", Error, true, "allocator config string PyTorch rejects or misreads", FixNone},
-	{CL012, "alloc-conf-no-effect", Warning, true, "allocator setting that has no effect as written", FixNone},
-	{CL900, "parse-error", Error, false, "file could not be parsed (shown with --show-parse-errors)", FixNone},
+	{CL001, "empty-cache-per-step", Error, true, "cache emptied on every iteration of a step loop", FixUnsafe, CostPerStep},
+	{CL002, "empty-cache-periodic", Warning, true, "cache emptied every N steps of a step loop", FixNone, CostPerCall},
+	{CL003, "empty-cache-per-epoch", Info, false, "cache emptied once per epoch", FixNone, CostPerEpoch},
+	{CL004, "empty-cache-in-loop", Warning, true, "cache emptied inside a loop of unknown kind", FixNone, CostPerCall},
+	{CL005, "oom-retry-inside-except", Warning, true, "OOM retry re-runs the failed work inside the except block", FixNone, CostNone},
+	{CL006, "oom-handler-too-broad", Warning, true, "cache-clearing retry handler catches more than OOM", FixUnsafe, CostNone},
+	{CL010, "alloc-conf-after-cuda-init", Error, true, "allocator config set after CUDA was initialised", FixNone, CostNone},
+	{CL011, "alloc-conf-invalid", Error, true, "allocator config string PyTorch rejects or misreads", FixNone, CostNone},
+	{CL012, "alloc-conf-no-effect", Warning, true, "allocator setting that has no effect as written", FixNone, CostNone},
+	{CL900, "parse-error", Error, false, "file could not be parsed (shown with --show-parse-errors)", FixNone, CostNone},
 }
 
 // All returns every rule, ordered by code.

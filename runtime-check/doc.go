@@ -8,5 +8,5 @@
 // sits behind the Driver interface so that tests drive the probe with a simulated GPU.
 //
 // The probe's result, the cost profile, is written with --json and read back by
-// `cachelint check --cost-profile FILE` (LoadProfile, CostProfile.FindingCost).
+// `cachelint check --cost-profile FILE` (LoadProfile, CostProfile.Costs; internal/output words the line).
 package runtimecheck

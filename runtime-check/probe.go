@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cachelint/cachelint/internal/units"
 	"github.com/mattn/go-isatty"
 )
 
@@ -239,7 +240,7 @@ func modeNote(procs []ProcessReplay) string {
 		return ""
 	}
 	return fmt.Sprintf("the free pass took %s to %s in different processes (%.1f×): the driver's free cost (CPU work in the kernel driver) has fast and slow phases that change within seconds; the range covers both",
-		formatUs(lo), formatUs(hi), hi/lo)
+		units.Us(lo), units.Us(hi), hi/lo)
 }
 
 // describe turns a probe failure into the one line the user sees.
@@ -259,7 +260,7 @@ func printTable(out io.Writer, p *CostProfile) {
 		d.Name, d.Index, d.ComputeCapability, d.Multiprocessors, formatBytes(d.TotalBytes), formatBytes(d.FreeBytes), p.Driver.Version)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(name string, s Stat) {
-		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%d\n", name, formatUs(s.Median), formatUs(s.P10), formatUs(s.P90), s.N)
+		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%d\n", name, units.Us(s.Median), units.Us(s.P10), units.Us(s.P90), s.N)
 	}
 	m := p.Measurements
 	fmt.Fprintln(tw, "measurement\tmedian\tp10 – p90\tn")
@@ -276,8 +277,8 @@ func printTable(out io.Writer, p *CostProfile) {
 		if b.Waits {
 			verdict = "waits for the device"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%d\t%s (%s kernel)\n", name, formatUs(b.Blocked.Median),
-			formatUs(b.Blocked.P10), formatUs(b.Blocked.P90), b.Blocked.N, verdict, formatUs(b.KernelUs))
+		fmt.Fprintf(tw, "%s\t%s\t%s – %s\t%d\t%s (%s kernel)\n", name, units.Us(b.Blocked.Median),
+			units.Us(b.Blocked.P10), units.Us(b.Blocked.P90), b.Blocked.N, verdict, units.Us(b.KernelUs))
 	}
 	busy("cuMemFree_v2 while another stream busy", m.FreeWhileBusy)
 	busy("cuMemAlloc_v2 while another stream busy", m.AllocWhileBusy)
@@ -290,14 +291,14 @@ func printTable(out io.Writer, p *CostProfile) {
 		var frees []string
 		for _, pr := range r.Processes {
 			if pr.Error == "" {
-				frees = append(frees, formatUs(pr.FreeUs))
+				frees = append(frees, units.Us(pr.FreeUs))
 			}
 		}
 		free, cold, _ := r.acrossProcesses()
 		fmt.Fprintf(tw, "free pass, median over %d processes\t%s\t%s – %s\t%d\t%s\n", len(frees),
-			formatUs(free.Median), formatUs(free.P10), formatUs(free.P90), free.N, strings.Join(frees, ", "))
+			units.Us(free.Median), units.Us(free.P10), units.Us(free.P90), free.N, strings.Join(frees, ", "))
 		fmt.Fprintf(tw, "free pass, CPU caches cold, over processes\t%s\t%s – %s\t%d\n",
-			formatUs(cold.Median), formatUs(cold.P10), formatUs(cold.P90), cold.N)
+			units.Us(cold.Median), units.Us(cold.P10), units.Us(cold.P90), cold.N)
 	}
 	_ = tw.Flush()
 
@@ -309,17 +310,17 @@ func printTable(out io.Writer, p *CostProfile) {
 		syncWhat = "sync (--sync-ms)"
 	}
 	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s %s + %s free (CPU caches cold, as after a training step; %s warm)",
-		formatUs(e.PerCallUs), formatUs(e.LowUs), formatUs(e.HighUs), formatUs(e.SyncUs), syncWhat, formatUs(e.FreeUs), formatUs(e.FreeWarmUs))
+		units.Us(e.PerCallUs), units.Us(e.LowUs), units.Us(e.HighUs), units.Us(e.SyncUs), syncWhat, units.Us(e.FreeUs), units.Us(e.FreeWarmUs))
 	if e.ExposedRefillUs > 0 {
-		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", formatUs(e.ExposedRefillUs))
+		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", units.Us(e.ExposedRefillUs))
 	}
 	if e.StepUs > 0 {
-		fmt.Fprintf(out, ", %.0f%% of a %s step", 100*e.Fraction, formatUs(e.StepUs))
+		fmt.Fprintf(out, ", %.0f%% of a %s step", 100*e.Fraction, units.Us(e.StepUs))
 	}
 	fmt.Fprintln(out)
 	if e.ExposedRefillUs == 0 {
 		fmt.Fprintf(out, "          the next step's refill takes %s of CPU time, hidden while the GPU has queued work; up to ~%s if the step is CPU-bound\n",
-			formatUs(e.RefillUs), formatUs(e.HighUs))
+			units.Us(e.RefillUs), units.Us(e.HighUs))
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(out, "note: "+n)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"github.com/cachelint/cachelint/internal/report"
 )
 
 // Profile schema identifiers. Version changes only when a field changes meaning or goes
@@ -158,51 +160,15 @@ func (p *CostProfile) EstimatedCallCost() time.Duration {
 	return time.Duration(p.Estimate.PerCallUs * float64(time.Microsecond))
 }
 
-// FindingCost returns the text after "= cost: " for a finding of rule code: per step for
-// CL001, per call for CL002 (with the cost per step when period, the gate's period, is
-// known), per epoch for CL003 and per call for CL004; "" for rules that are not about an
-// empty_cache() call.
-func (p *CostProfile) FindingCost(code string, period int) string {
+// Costs are the profile's measurements, independent of any rule (internal/output words
+// the `= cost:` line from them); nil when the profile holds no estimate.
+func (p *CostProfile) Costs() *report.Costs {
 	if p == nil || !(p.Estimate.PerCallUs > 0) {
-		return ""
+		return nil
 	}
-	call := "~" + formatUs(p.Estimate.PerCallUs)
-	var what string
-	switch code {
-	case "CL001":
-		what = call + " per step"
-		if p.Estimate.StepUs > 0 {
-			what += fmt.Sprintf(" (%.0f%% of a %s step)", 100*p.Estimate.Fraction, formatUs(p.Estimate.StepUs))
-		}
-	case "CL002":
-		what = call + " per call"
-		if period > 0 {
-			what += fmt.Sprintf(", ~%s per step at one call every %d steps", formatUs(p.Estimate.PerCallUs/float64(period)), period)
-		}
-	case "CL003":
-		what = call + " per epoch"
-	case "CL004":
-		what = call + " per call"
-	default:
-		return ""
-	}
-	return fmt.Sprintf("%s on %s (probe profile, %d segments)", what, p.Device.Name, p.Estimate.Segments)
-}
-
-// formatUs prints a duration given in microseconds with two significant figures.
-func formatUs(us float64) string {
-	switch {
-	case us < 10:
-		return fmt.Sprintf("%.1f µs", us)
-	case us < 1000:
-		return fmt.Sprintf("%.0f µs", us)
-	case us < 10_000:
-		return fmt.Sprintf("%.1f ms", us/1000)
-	case us < 1_000_000:
-		return fmt.Sprintf("%.0f ms", us/1000)
-	default:
-		return fmt.Sprintf("%.1f s", us/1e6)
-	}
+	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+	return &report.Costs{PerCall: us(p.Estimate.PerCallUs), Step: us(p.Estimate.StepUs), Device: p.Device.Name,
+		Segments: p.Estimate.Segments}
 }
 
 func formatBytes(b uint64) string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cachelint/cachelint/internal/units"
 )
 
 func sampleProfile() *CostProfile {
@@ -47,49 +49,22 @@ func TestEstimateUsesTheColdCacheFreePass(t *testing.T) {
 	}
 }
 
-func TestFindingCost(t *testing.T) {
+func TestCosts(t *testing.T) {
 	p := sampleProfile()
-	for _, tc := range []struct {
-		code   string
-		period int
-		want   string
-	}{
-		{"CL001", 0, "~25 ms per step on NVIDIA H200 (probe profile, 96 segments)"},
-		{"CL002", 100, "~25 ms per call, ~250 µs per step at one call every 100 steps on NVIDIA H200 (probe profile, 96 segments)"},
-		{"CL002", 0, "~25 ms per call on NVIDIA H200 (probe profile, 96 segments)"},
-		{"CL003", 0, "~25 ms per epoch on NVIDIA H200 (probe profile, 96 segments)"},
-		{"CL004", 0, "~25 ms per call on NVIDIA H200 (probe profile, 96 segments)"},
-		{"CL010", 0, ""},
-		{"CL900", 0, ""},
-	} {
-		if got := p.FindingCost(tc.code, tc.period); got != tc.want {
-			t.Errorf("FindingCost(%s, %d) = %q, want %q", tc.code, tc.period, got, tc.want)
-		}
+	p.Estimate.StepUs = 55_000
+	c := p.Costs()
+	if c == nil || c.PerCall != 25*time.Millisecond || c.Step != 55*time.Millisecond || c.Device != "NVIDIA H200" || c.Segments != 96 {
+		t.Errorf("Costs = %+v", c)
 	}
-	p.Estimate.StepUs, p.Estimate.Fraction = 55_000, 25.0/55
-	if got, want := p.FindingCost("CL001", 0), "~25 ms per step (45% of a 55 ms step) on NVIDIA H200 (probe profile, 96 segments)"; got != want {
-		t.Errorf("with step time: %q, want %q", got, want)
+	if c.PerStep(100) != 250*time.Microsecond || c.PerStep(0) != c.PerCall {
+		t.Errorf("PerStep(100) = %v, PerStep(0) = %v", c.PerStep(100), c.PerStep(0))
 	}
 	var none *CostProfile
-	if none.FindingCost("CL001", 0) != "" || none.EstimatedCallCost() != 0 {
+	if none.Costs() != nil || none.EstimatedCallCost() != 0 {
 		t.Error("a nil profile must say nothing")
 	}
 	if got := p.EstimatedCallCost(); got != 25*time.Millisecond {
 		t.Errorf("EstimatedCallCost = %v", got)
-	}
-}
-
-func TestLoadProfileRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.json")
-	if err := sampleProfile().WriteFile(path); err != nil {
-		t.Fatal(err)
-	}
-	p, err := LoadProfile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 96 {
-		t.Errorf("read back %+v", p)
 	}
 }
 
@@ -99,7 +74,7 @@ func TestLoadProfileRealH200(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 68 || !strings.HasPrefix(p.FindingCost("CL001", 0), "~6.6 ms per step (11% of a 60 ms step) on NVIDIA H200") {
+	if p.Device.Name != "NVIDIA H200" || p.Estimate.Segments != 68 || units.Duration(p.Costs().PerCall) != "6.6 ms" || units.Duration(p.Costs().Step) != "60 ms" {
 		t.Errorf("profile %+v", p.Estimate)
 	}
 }
@@ -111,8 +86,8 @@ func TestRealH200ProfileWithColdFreePasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.FindingCost("CL001", 0), "~16 ms per step (26% of a 60 ms step) on NVIDIA H200 (probe profile, 60 segments)"; got != want {
-		t.Errorf("FindingCost = %q, want %q", got, want)
+	if c := p.Costs(); units.Duration(c.PerCall) != "16 ms" || units.Duration(c.Step) != "60 ms" || c.Segments != 60 {
+		t.Errorf("Costs = %+v", c)
 	}
 	e := estimate(p.Measurements, p.Workload, p.Estimate.StepUs/1000, p.Estimate.SyncUs/1000)
 	if math.Abs(e.PerCallUs-p.Estimate.PerCallUs) > 0.01 || e.FreeUs <= e.FreeWarmUs {
@@ -145,8 +120,8 @@ func TestLoadProfileErrors(t *testing.T) {
 
 func TestFormatUs(t *testing.T) {
 	for us, want := range map[float64]string{3.14: "3.1 µs", 250: "250 µs", 4_200: "4.2 ms", 25_400: "25 ms", 1_500_000: "1.5 s"} {
-		if got := formatUs(us); got != want {
-			t.Errorf("formatUs(%v) = %q, want %q", us, got, want)
+		if got := units.Us(us); got != want {
+			t.Errorf("units.Us(%v) = %q, want %q", us, got, want)
 		}
 	}
 }

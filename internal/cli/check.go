@@ -145,10 +145,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		}
 	}
 	rep := res.Report
-	if profile != nil {
+	if costs := profile.Costs(); costs != nil {
 		for i := range rep.Findings {
-			f := &rep.Findings[i]
-			f.Cost = profile.FindingCost(f.Code, f.Period)
+			rep.Findings[i].Cost = output.CostLine(&rep.Findings[i], costs)
 		}
 	}
 

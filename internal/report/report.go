@@ -1,7 +1,11 @@
 // Package report holds what flows from the engine to the printers: findings and call records.
 package report
 
-import "github.com/cachelint/cachelint/rules"
+import (
+	"time"
+
+	"github.com/cachelint/cachelint/rules"
+)
 
 // Edit replaces the code between two 1-based positions (columns in Unicode code points,
 // end exclusive) and, for machine formats, the equivalent byte offsets.
@@ -109,4 +113,22 @@ type LoopRef struct {
 	Line int    `json:"line"`
 	// Cell and CellLine locate a notebook's loop for the text table.
 	Cell, CellLine int `json:"-"`
+}
+
+// Costs are what a probe profile measured, independent of any rule: the cost of one
+// cache-emptying call on the user's GPU and, when the user gave it, their step time.
+type Costs struct {
+	// PerCall is the modelled cost of one call.
+	PerCall time.Duration
+	// Step is the user's step time (0: not given).
+	Step time.Duration
+	// Device is the GPU's name; Segments how many cached segments the replay freed.
+	Device   string
+	Segments int
+}
+
+// PerStep is the cost per step of a call made once every period steps (period 1: every
+// step).
+func (c *Costs) PerStep(period int) time.Duration {
+	return c.PerCall / time.Duration(max(period, 1))
 }
