@@ -54,6 +54,7 @@ type handler struct {
 	Node *pyparse.Node // except_clause
 	Type string        // "RuntimeError", "torch.cuda.OutOfMemoryError", "" for bare
 	Try  *pyparse.Node
+	Kind exceptKind // what it catches, resolved through imports
 }
 
 // localContext is what encloses a call inside its own function.
@@ -107,7 +108,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				lc.Finally = true
 			}
 		case "except_clause", "except_group_clause":
-			h := &handler{Node: m, Try: m.Parent}
+			h := &handler{Node: m, Try: m.Parent, Kind: exceptKindOf(f, m)}
 			for _, c := range m.NamedChildren() {
 				if c.Kind != "block" {
 					h.Type = exceptType(c, f.Src)

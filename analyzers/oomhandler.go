@@ -82,7 +82,18 @@ type exceptKind struct {
 	name  string          // the `as` name, "" when none
 	oom   bool            // some element is an OutOfMemoryError
 	broad *pyparse.Node   // the first element that catches every RuntimeError (nil: none)
-	bare  bool
+	// memory is set for `except MemoryError`, which does not catch a CUDA OOM
+	// (torch.OutOfMemoryError is a RuntimeError) but is written to handle one.
+	memory bool
+	bare   bool
+}
+
+// catchesOOM reports whether the clause is there to handle an out-of-memory error: it
+// names an OutOfMemoryError or MemoryError, or catches every RuntimeError or Exception, or
+// everything. Names are matched whole, after imports: `requests.RequestException` and
+// `MyRuntimeErrorWrapper` are not OOM handlers.
+func (k exceptKind) catchesOOM() bool {
+	return k.bare || k.oom || k.memory || k.broad != nil
 }
 
 func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
@@ -125,6 +136,8 @@ func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
 			k.oom = true
 		case isBroadException(q) && k.broad == nil:
 			k.broad = e
+		case strings.TrimPrefix(q, "builtins.") == "MemoryError":
+			k.memory = true
 		}
 	}
 	return k

@@ -21,7 +21,6 @@ const (
 )
 
 var (
-	reOOMType      = regexp.MustCompile(`OutOfMemoryError|RuntimeError|Exception|BaseException|MemoryError|torch\.OutOfMemoryError|AcceleratorError|CudaError|^$`)
 	reOOMGate      = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
 	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
 	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
@@ -44,7 +43,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 	src := f.Src
 	// 1. OOM handling: in an except clause, gated by an OOM flag, or in a bounded retry loop.
 	for _, h := range lc.Handlers {
-		if reOOMType.MatchString(h.Type) {
+		if h.Kind.catchesOOM() {
 			t := h.Type
 			if t == "" {
 				t = "bare except"
@@ -197,10 +196,11 @@ func hasOOMHandler(f *pyparse.File, loopNode *pyparse.Node) bool {
 			return false
 		}
 		if m.Kind == "except_clause" {
-			t := m.Text(f.Src)
-			if strings.Contains(t, "OutOfMemory") || strings.Contains(t, "out of memory") || strings.Contains(t, "RuntimeError") {
-				found = true
-			}
+			// A retry loop's handler names the OOM, catches RuntimeError (what CUDA raises),
+			// or reads the message; `except Exception` alone does not make a retry loop.
+			k := exceptKindOf(f, m)
+			runtime := k.broad != nil && strings.HasSuffix(pyparse.DottedName(k.broad, f.Src), "RuntimeError")
+			found = k.oom || k.memory || runtime || strings.Contains(m.Text(f.Src), "out of memory")
 		}
 		return true
 	})

@@ -1,6 +1,7 @@
 package analyzers_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,4 +79,35 @@ func TestHelperRecords(t *testing.T) {
 // analyzers through the run's settings.
 func TestUserHints(t *testing.T) {
 	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "hints"), analyzers.StepLoop)
+}
+
+// TestPatternRecords checks the legitimate use each patterns fixture call is matched
+// with: handlers are matched by the exception they name, resolved through imports
+// (`requests.RequestException` is not an OOM, an aliased OutOfMemoryError is), a
+// batch-size search that clears after its OOM handler is a retry, and a notebook's
+// top-level cleanup cell is interactive cleanup.
+func TestPatternRecords(t *testing.T) {
+	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "patterns"), analyzers.StepLoop)
+	if res == nil {
+		return
+	}
+	want := map[string]string{
+		"oom_types.py:15":          "none",
+		"oom_types.py:23":          "oom_retry",
+		"batch_search.py:14":       "oom_retry",
+		"interactive.ipynb:cell 2": "interactive_cleanup",
+	}
+	got := map[string]string{}
+	for _, c := range res.Calls {
+		key := fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line)
+		if c.Cell > 0 {
+			key = fmt.Sprintf("%s:cell %d", filepath.Base(c.File), c.Cell)
+		}
+		got[key] = c.Pattern
+	}
+	for k, p := range want {
+		if got[k] != p {
+			t.Errorf("%s: pattern %q, want %q", k, got[k], p)
+		}
+	}
 }
