@@ -98,6 +98,23 @@ func (k Key) Fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// Fingerprints returns one fingerprint per finding, from the same key a baseline records
+// (file relative to root, function, code, normalised snippet; never the line), so SARIF,
+// GitLab and baselines agree on which findings are the same. The occurrence number keeps
+// identical findings of one function apart, in the order given.
+func Fingerprints(fs []report.Finding, root string) []string {
+	seen := map[Key]int{}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		k := KeyOf(f, root)
+		n := seen[k]
+		seen[k] = n + 1
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", k.Fingerprint(), n))
+		out[i] = hex.EncodeToString(sum[:16])
+	}
+	return out
+}
+
 func relSlash(root, file string) string {
 	if file == "" {
 		return ""

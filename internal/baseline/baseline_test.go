@@ -257,3 +257,34 @@ func unwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+func TestFingerprintsIgnoreLinesAndSeparateDuplicates(t *testing.T) {
+	base := report.Finding{Code: "CL001", File: "t.py", Line: 10, Function: "train", Snippet: "torch.cuda.empty_cache()"}
+	moved := base
+	moved.Line = 25
+	other := base
+	other.Function = "evaluate"
+
+	a := Fingerprints([]report.Finding{base}, "")[0]
+	if b := Fingerprints([]report.Finding{moved}, "")[0]; a != b {
+		t.Error("fingerprint changed when only the line moved")
+	}
+	if b := Fingerprints([]report.Finding{other}, "")[0]; a == b {
+		t.Error("findings in different functions share a fingerprint")
+	}
+	twice := Fingerprints([]report.Finding{base, moved}, "")
+	if twice[0] != a || twice[1] == a {
+		t.Errorf("two identical statements: got %v, want the first to keep %s and the second to differ", twice, a)
+	}
+	reformatted := base
+	reformatted.Snippet = "torch.cuda.empty_cache( )"
+	if b := Fingerprints([]report.Finding{reformatted}, "")[0]; a != b {
+		t.Error("fingerprint changed when only the formatting did")
+	}
+	// Shown from another directory, the same file relative to the same root.
+	fromAbove := base
+	fromAbove.File = "proj/t.py"
+	if b := Fingerprints([]report.Finding{fromAbove}, "proj")[0]; a != b {
+		t.Error("fingerprint depends on the directory cachelint ran from")
+	}
+}

@@ -18,7 +18,8 @@
 //   - Machine formats (json, json-lines, sarif, github, gitlab, junit attributes) locate
 //     notebook findings by Line/Column in the .ipynb file; text, concise, the JUnit failure
 //     text and the GitHub step summary use "cell N:line L".
-//   - Fingerprints (SARIF partialFingerprints, GitLab fingerprint) hash rule code, file,
+//   - Fingerprints (SARIF partialFingerprints "cachelint/v2", GitLab fingerprint) are the
+//     baseline's (baseline.Fingerprints): rule code, file relative to the project root,
 //     enclosing function and normalised statement, never the line; identical statements in
 //     the same function get an occurrence number so each keeps a distinct fingerprint.
 //   - GitLab severities: error→major (what ruff uses for its findings), warning→minor,

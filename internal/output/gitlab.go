@@ -42,7 +42,7 @@ func gitlabSeverity(s rules.Severity) string {
 }
 
 func printGitLab(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Options) error {
-	prints := fingerprints(fs)
+	prints := fingerprints(fs, opts)
 	out := make([]gitlabIssue, 0, len(fs))
 	for i, f := range fs {
 		lines := gitlabLines{Begin: max(f.Line, 1)}

@@ -2,8 +2,6 @@ package output
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/cachelint/cachelint/internal/baseline"
 	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/rules"
 )
@@ -36,6 +35,9 @@ type Options struct {
 	// records it as the SRCROOT base of its artifact URIs and gitlab makes absolute paths
 	// below it relative. Empty: paths are used as they are.
 	Cwd string
+	// ProjectRoot is the project root as shown (engine.Result.RootRel): fingerprints make
+	// file paths relative to it, as baselines do, so they survive running from elsewhere.
+	ProjectRoot string
 	// UnsafeFixes is set when the user passed --unsafe-fixes: unsafe fixes then count as
 	// fixable in the summary and the statistics, as in ruff.
 	UnsafeFixes bool
@@ -101,20 +103,10 @@ func prepare(in []report.Finding) []report.Finding {
 	return out
 }
 
-// fingerprints returns one stable fingerprint per finding. The line number is left out on
-// purpose (edits above a finding must not change it); the occurrence number keeps two
-// identical statements in one function apart, in source order.
-func fingerprints(fs []report.Finding) []string {
-	seen := map[string]int{}
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		key := strings.Join([]string{"cachelint/v1", f.Code, filepath.ToSlash(f.File), f.Function, f.Snippet}, "\x00")
-		n := seen[key]
-		seen[key] = n + 1
-		sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
-		out[i] = hex.EncodeToString(sum[:16])
-	}
-	return out
+// fingerprints are the findings' baseline fingerprints (baseline.Fingerprints), paths
+// relative to the project root.
+func fingerprints(fs []report.Finding, opts Options) []string {
+	return baseline.Fingerprints(fs, opts.ProjectRoot)
 }
 
 // fixState says whether a finding's fix would be applied by --fix under the current

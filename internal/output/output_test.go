@@ -224,23 +224,3 @@ func TestColour(t *testing.T) {
 		t.Error("ESC from the source should show as the ␛ control picture")
 	}
 }
-
-func TestFingerprintsIgnoreLinesAndSeparateDuplicates(t *testing.T) {
-	base := report.Finding{Code: "CL001", File: "t.py", Line: 10, Function: "train", Snippet: "torch.cuda.empty_cache()"}
-	moved := base
-	moved.Line = 25
-	other := base
-	other.Function = "evaluate"
-
-	a := fingerprints([]report.Finding{base})[0]
-	if b := fingerprints([]report.Finding{moved})[0]; a != b {
-		t.Error("fingerprint changed when only the line moved")
-	}
-	if b := fingerprints([]report.Finding{other})[0]; a == b {
-		t.Error("findings in different functions share a fingerprint")
-	}
-	twice := fingerprints([]report.Finding{base, moved})
-	if twice[0] != a || twice[1] == a {
-		t.Errorf("two identical statements: got %v, want the first to keep %s and the second to differ", twice, a)
-	}
-}

@@ -15,7 +15,7 @@ const (
 	sarifSchema     = "https://json.schemastore.org/sarif-2.1.0.json"
 	informationURI  = "https://github.com/cachelint/cachelint"
 	srcRoot         = "SRCROOT"
-	fingerprintName = "cachelint/v1"
+	fingerprintName = "cachelint/v2"
 )
 
 type sarifLog struct {
@@ -149,7 +149,7 @@ func printSARIF(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Opt
 	}
 	withBase := run.OriginalURIBaseIDs != nil
 
-	prints := fingerprints(fs)
+	prints := fingerprints(fs, opts)
 	for i, f := range fs {
 		loc := artifactLocation(f.File, withBase)
 		res := sarifResult{

@@ -209,7 +209,7 @@ func TestSARIFContent(t *testing.T) {
 		if len(res.RelatedLocations) != len(f.Related) {
 			t.Errorf("result %d: %d related locations, want %d", i, len(res.RelatedLocations), len(f.Related))
 		}
-		if res.PartialFingerprints["cachelint/v1"] == "" {
+		if res.PartialFingerprints["cachelint/v2"] == "" {
 			t.Errorf("result %d: no partial fingerprint", i)
 		}
 	}
@@ -247,8 +247,8 @@ func TestSARIFFingerprintsSurviveLineShifts(t *testing.T) {
 	b := decodeSARIF(t, render(t, "sarif", after, Options{}))
 	seen := map[string]bool{}
 	for i := range a.Runs[0].Results {
-		fa := a.Runs[0].Results[i].PartialFingerprints["cachelint/v1"]
-		if fb := b.Runs[0].Results[i].PartialFingerprints["cachelint/v1"]; fa != fb {
+		fa := a.Runs[0].Results[i].PartialFingerprints["cachelint/v2"]
+		if fb := b.Runs[0].Results[i].PartialFingerprints["cachelint/v2"]; fa != fb {
 			t.Errorf("result %d: fingerprint changed when code above it moved (%s -> %s)", i, fa, fb)
 		}
 		if seen[fa] {
