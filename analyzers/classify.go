@@ -61,7 +61,10 @@ type Record struct {
 	// Hook names the framework hook that makes this per-step or per-epoch, if any.
 	Hook string
 	// Gate is the condition that made the call periodic or once-per-loop.
-	Gate   *gate
+	Gate *gate
+	// Named is a condition that does not thin the call out but that the message names: a
+	// user's opt-in (`if args.empty_cache:`) or a rank check.
+	Named  *gate
 	Reason string
 }
 
@@ -162,9 +165,12 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		}
 	}
 	a.frequency(f, fn, lc, r, len(callers) > 0)
-	if gt := inh.gate; gt != nil && r.Frequency == PerIteration {
-		r.Frequency, r.Gate, r.Period = Periodic, gt, gt.Period
-		r.Reason += fmt.Sprintf("; the helper calls it only when `%s`", gt.Text)
+	if gt := inh.gate; gt != nil && r.Frequency != Once && (r.Gate == nil || selectivity(gt.Kind) > selectivity(r.Gate.Kind)) {
+		reason := r.Reason
+		applyGate(r, &r.Frequency, gt)
+		if r.Reason != reason {
+			r.Reason = reason + fmt.Sprintf("; the helper empties the cache only when `%s`", gt.Text)
+		}
 	}
 	pat, pwhy := a.patternOf(f, call.Node, lc)
 	if pat == PatternNone && inh.pattern != "" && inh.pattern != PatternNone {
@@ -187,6 +193,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	// Runs once (or a few times) per call of fn: the callers decide, and a direct call here
 	// is a helper's own body.
+	own := *r
 	if len(via) == 0 {
 		r.Role = "helper_body"
 	}
@@ -202,7 +209,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	next := inh
 	for _, g := range lc.Gates {
-		if g.Kind == periodicGate && next.gate == nil {
+		if g.Kind != noGate && (next.gate == nil || selectivity(g.Kind) > selectivity(next.gate.Kind)) {
 			next.gate = g
 		}
 	}
@@ -216,6 +223,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	visited[fn] = true
 	defer delete(visited, fn)
+	var more []*Record
 	for _, e := range callers {
 		if e.Call.Function != nil && visited[e.Call.Function] {
 			continue
@@ -224,10 +232,24 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			continue // this call's literal arguments keep the helper from emptying the cache
 		}
 		chain := append([]*Edge{e}, via...)
-		more := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs))
-		recs = append(recs, more...)
+		more = append(more, a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))...)
 	}
-	return recs
+	if innerOnly && !anyJudged(more) {
+		// The helper's own loop runs whatever its callers do: when every path calls the
+		// helper once, the loop decides, here.
+		*r = own
+	}
+	return append(recs, more...)
+}
+
+// anyJudged reports whether some record found a rule or a legitimate pattern.
+func anyJudged(recs []*Record) bool {
+	for _, r := range recs {
+		if r.Rule != "" || r.Pattern != PatternNone {
+			return true
+		}
+	}
+	return false
 }
 
 // dedupe drops records that say the same thing twice: one site reached through the same
@@ -360,30 +382,59 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		}
 		return
 	}
-	// Gates between the call and the governing loop (or the hook's body) thin it out.
+	// Gates between the call and the governing loop (or the hook's body) thin it out: the
+	// most selective one decides.
+	var decide *gate
 	for _, g := range lc.Gates {
 		if gov != nil && g.Inside != nil && g.Inside != gov.Node && !gov.Node.Contains(g.Inside) {
 			continue // the condition sits outside the governing loop
 		}
-		switch g.Kind {
-		case periodicGate:
-			// Only a step loop (or a per-step hook) is thinned to periodic; a memory
-			// check in a start-up loop over parameters stays what the loop is.
-			if base == PerIteration {
-				base, r.Gate, r.Period = Periodic, g, g.Period
-				r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
+		if g.Kind == noGate {
+			if g.Why == "a rank check" && r.Named == nil {
+				r.Named = g
 			}
-		case onceGate:
-			if base == PerIteration {
-				base, r.Gate = PerEpoch, g
-				r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
-			}
-		case initGate:
-			base, r.Gate = Once, g
-			r.Reason += fmt.Sprintf("; runs once, when `%s`", g.Text)
+			continue
+		}
+		if decide == nil || selectivity(g.Kind) > selectivity(decide.Kind) {
+			decide = g
 		}
 	}
+	if decide != nil {
+		applyGate(r, &base, decide)
+	}
 	r.Frequency = base
+}
+
+// applyGate thins a frequency by the condition the call runs under.
+func applyGate(r *Record, base *Frequency, g *gate) {
+	switch g.Kind {
+	case periodicGate:
+		// Only a step loop (or a per-step hook) is thinned to periodic; a memory check in a
+		// start-up loop over parameters stays what the loop is.
+		if *base == PerIteration {
+			*base, r.Gate, r.Period = Periodic, g, g.Period
+			r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
+		}
+	case unknownGate:
+		// How often the condition holds cannot be told: a warning that quotes it.
+		if *base == PerIteration {
+			*base, r.Gate = Unknown, g
+			r.Reason += fmt.Sprintf("; only when `%s`, which cachelint cannot tell how often holds", g.Text)
+		}
+	case optInGate:
+		if *base == PerIteration || *base == Unknown {
+			r.Named = g
+			r.Reason += fmt.Sprintf("; when `%s` is set", g.Text)
+		}
+	case onceGate:
+		if *base == PerIteration {
+			*base, r.Gate = PerEpoch, g
+			r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
+		}
+	case initGate:
+		*base, r.Gate = Once, g
+		r.Reason += fmt.Sprintf("; runs once, when `%s`", g.Text)
+	}
 }
 
 // hookOf says whether a function is a framework hook called per step or per epoch.

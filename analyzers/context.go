@@ -36,6 +36,8 @@ const (
 	periodicGate                 // step % N, step in eval_steps, time or memory pressure
 	onceGate                     // step == 0, i == len(loader) - 1: once per pass of the loop
 	initGate                     // "exp_avg" not in state, get_num_updates() == 0: once per run
+	optInGate                    // a user's switch for clearing: `if args.empty_cache:`
+	unknownGate                  // any other condition: how often it holds cannot be told
 )
 
 // gate is a condition guarding the call.
@@ -44,7 +46,9 @@ type gate struct {
 	Text   string
 	Kind   gateKind
 	Period int  // N of `step % N == 0`, 0 when unknown
-	Negate bool // the call is in the else branch
+	Negate bool // the call is in the else branch, or after `if cond: return`
+	// Why says why a condition changes nothing ("a rank check"); "" otherwise.
+	Why string
 	// Inside is the innermost enclosing loop of the condition (nil: none in the function).
 	Inside *pyparse.Node
 }
@@ -81,6 +85,20 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	var pendingGates []*gate
 	for m := call.Parent; m != nil; child, m = m, m.Parent {
 		switch m.Kind {
+		case "block", "module":
+			// `if cond: return` (or continue, break, raise) before the call: it runs only
+			// when cond is false.
+			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
+				if c := earlyExit(s); c != nil {
+					g := a.newGate(f, c, true)
+					if g.Kind == unknownGate {
+						// A guard clause (`if model is None: return`) rejects what it cannot
+						// work on; only a gate we can read thins the call out.
+						g.Kind, g.Why = noGate, "a guard clause"
+					}
+					pendingGates = append(pendingGates, g)
+				}
+			}
 		case "function_definition", "class_definition":
 			lc.Gates = append(lc.Gates, pendingGates...)
 			return lc
@@ -125,6 +143,30 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	}
 	lc.Gates = append(lc.Gates, pendingGates...)
 	return lc
+}
+
+// earlyExit returns the condition of `if cond: return` (continue, break, raise), an if
+// statement without elif or else whose block always leaves; nil for any other statement.
+func earlyExit(stmt *pyparse.Node) *pyparse.Node {
+	if stmt.Kind != "if_statement" || stmt.ChildByField("alternative") != nil {
+		return nil
+	}
+	body := stmt.ChildByField("consequence")
+	if body == nil {
+		return nil
+	}
+	stmts := body.NamedChildren()
+	for len(stmts) > 0 && stmts[len(stmts)-1].Kind == "comment" {
+		stmts = stmts[:len(stmts)-1]
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	switch stmts[len(stmts)-1].Kind {
+	case "return_statement", "continue_statement", "break_statement", "raise_statement":
+		return stmt.ChildByField("condition")
+	}
+	return nil
 }
 
 // exceptType renders `except (A, B) as e` as "A, B".
@@ -194,80 +236,199 @@ func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *
 	if cond == nil {
 		return g
 	}
-	t := cond.Text(f.Src)
-	g.Text = shorten(t)
-	hasMod := cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil
-	switch {
-	case hasMod:
-		// `step % N == 0` (or `not step % N`) runs one step in N; `step % N != 0` and a bare
-		// `if step % N:` run on the others, so only their else branch is thinned out.
-		rare := (strings.Contains(t, "==") || strings.HasPrefix(strings.TrimSpace(t), "not ") ||
-			strings.ContainsAny(t, "<>")) && !strings.Contains(t, "!=")
-		if rare != negate {
-			g.Kind = periodicGate
-			if m := reModulo.FindStringSubmatch(t); m != nil {
-				g.Period, _ = strconv.Atoi(strings.ReplaceAll(m[1], "_", ""))
-			} else if m := reModuloName.FindStringSubmatch(t); m != nil {
-				g.Period = constantValue(f, cond, m[1])
-			}
-		}
-	case negate:
-		// The else branch of a non-modulo condition: no thinning we can tell.
-	default:
-		g.Kind = conjunctionKind(f, cond)
+	g.Text = shorten(cond.Text(f.Src))
+	if negate {
+		g.Text = "not (" + g.Text + ")"
 	}
+	g.Kind, g.Period, g.Why = a.condKind(f, cond, negate, 0)
 	return g
 }
 
-// conjunctionKind classifies a condition that is not a modulo test: `a and b` thins out as
-// much as its most selective part.
-func conjunctionKind(f *pyparse.File, cond *pyparse.Node) gateKind {
-	if cond.Kind == "boolean_operator" && cond.HasChild("and") {
-		best := noGate
-		for _, part := range cond.NamedChildren() {
-			switch conjunctionKind(f, part) {
-			case onceGate, initGate:
-				return conjunctionKind(f, part)
-			case periodicGate:
-				best = periodicGate
-			}
-		}
-		return best
+// selectivity orders gate kinds by how much they thin out a call: an `and` is as selective
+// as its most selective part, an `or` as its least.
+func selectivity(k gateKind) int {
+	switch k {
+	case optInGate:
+		return 1
+	case unknownGate:
+		return 2
+	case periodicGate:
+		return 3
+	case onceGate:
+		return 4
+	case initGate:
+		return 5
 	}
-	if cond.Kind == "parenthesized_expression" {
+	return 0
+}
+
+// condKind classifies the condition under which a call runs: cond must be true (false when
+// negate) for it to run. It returns the kind, the period of a modulo gate when known, and for
+// a condition that changes nothing, why (a device or rank check, a frequent branch).
+func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, depth int) (gateKind, int, string) {
+	if depth > 8 {
+		return unknownGate, 0, ""
+	}
+	src := f.Src
+	switch cond.Kind {
+	case "parenthesized_expression":
 		if in := cond.NamedChildren(); len(in) == 1 {
-			return conjunctionKind(f, in[0])
+			return a.condKind(f, in[0], negate, depth+1)
+		}
+	case "not_operator":
+		if reInitGate.MatchString(cond.Text(src)) {
+			if negate {
+				return noGate, 0, "true after the first time"
+			}
+			return initGate, 0, ""
+		}
+		if arg := cond.ChildByField("argument"); arg != nil {
+			return a.condKind(f, arg, !negate, depth+1)
+		}
+	case "boolean_operator":
+		left, right := cond.ChildByField("left"), cond.ChildByField("right")
+		if left == nil || right == nil {
+			break
+		}
+		// not (a and b) is (not a) or (not b): negation swaps which part decides.
+		most := cond.HasChild("and") != negate
+		lk, lp, lw := a.condKind(f, left, negate, depth+1)
+		rk, rp, rw := a.condKind(f, right, negate, depth+1)
+		if (selectivity(rk) > selectivity(lk)) == most {
+			return rk, rp, rw
+		}
+		return lk, lp, lw
+	case "identifier":
+		// A gate held in a variable: `save_now = step % every == 0` ... `if save_now:`.
+		if rhs := lastAssignment(f, cond); rhs != nil {
+			return a.condKind(f, rhs, negate, depth+1)
 		}
 	}
-	t := cond.Text(f.Src)
-	if cond.Kind == "comparison_operator" && cond.HasChild("==") && !cond.HasChild("!=") && !strings.Contains(t, "%") &&
-		cond.Find(func(n *pyparse.Node) bool { return n.Kind == "string" }) == nil {
-		// `iteration - start == warmup_steps`, `step == 0`: true once (per pass of the loop
-		// when the loop's own variable is compared).
-		if loopVarCompared(f, cond) {
-			return onceGate
+	t := cond.Text(src)
+	if cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil {
+		// `step % N == 0` (or `not step % N`) runs one step in N; `step % N != 0` and a bare
+		// `step % N` run on the others.
+		rare := cond.Kind == "comparison_operator" && !cond.HasChild("!=") && (cond.HasChild("==") || cond.HasChild("<") || cond.HasChild("<="))
+		if rare == negate {
+			return noGate, 0, "true on most iterations"
 		}
-		return initGate
+		period := 0
+		if m := reModulo.FindStringSubmatch(t); m != nil {
+			period, _ = strconv.Atoi(strings.ReplaceAll(m[1], "_", ""))
+		} else if m := reModuloName.FindStringSubmatch(t); m != nil {
+			period = constantValue(f, cond, m[1])
+		}
+		return periodicGate, period, ""
 	}
 	switch {
+	case reDeviceCheck.MatchString(t):
+		return noGate, 0, "a device check"
+	case reRankCheck.MatchString(t):
+		return noGate, 0, "a rank check"
+	}
+	var kind gateKind
+	switch {
+	case cond.Kind == "comparison_operator" && cond.HasChild("!=") && changeDetection(f, cond):
+		kind = periodicGate
+	case cond.Kind == "comparison_operator" && (cond.HasChild("!=") || cond.HasChild("is not")) && !cond.HasChild("=="):
+		// `i != last`: true on all iterations but one; `x is not None` says nothing.
+		if cond.HasChild("!=") {
+			return noGate, 0, "true on most iterations"
+		}
+		kind = unknownGate
+	case cond.Kind == "comparison_operator" && cond.HasChild("==") && cond.Find(func(n *pyparse.Node) bool { return n.Kind == "string" }) == nil:
+		// `iteration - start == warmup_steps`, `step == 0`: true once (per pass of the loop
+		// when the loop's own variable is compared).
+		kind = initGate
+		if loopVarCompared(f, cond) {
+			kind = onceGate
+		}
 	case reInitGate.MatchString(t):
-		return initGate
+		kind = initGate
 	case onceCondition(t):
 		// `i == 0` on the loop's own variable runs once per pass of the loop; a counter of
 		// the whole run (`self.get_num_updates() == 0`, `global_step == 1`) runs once.
+		kind = initGate
 		if loopVarCompared(f, cond) {
-			return onceGate
+			kind = onceGate
 		}
-		return initGate
-	case reInSteps.MatchString(t) || reMembership.MatchString(t):
-		return periodicGate
-	case reTimeGate.MatchString(t):
-		return periodicGate
-	case reMemGate.MatchString(t):
-		return periodicGate
+	case reInSteps.MatchString(t) || reMembership.MatchString(t), reTimeGate.MatchString(t), reMemGate.MatchString(t),
+		reControlFlag.MatchString(t):
+		kind = periodicGate
+	case reOptIn.MatchString(t) && (cond.Kind == "identifier" || cond.Kind == "attribute" || cond.Kind == "subscript" || cond.Kind == "call"):
+		kind = optInGate
+	default:
+		kind = unknownGate
 	}
-	return noGate
+	if negate {
+		switch kind {
+		case periodicGate, onceGate, initGate:
+			return noGate, 0, "true on most iterations"
+		case optInGate:
+			return unknownGate, 0, ""
+		}
+	}
+	return kind, 0, ""
 }
+
+// lastAssignment returns the right side of the last plain assignment to name before it in its
+// function (`save_now = (step + 1) % every == 0`), or nil.
+func lastAssignment(f *pyparse.File, name *pyparse.Node) *pyparse.Node {
+	scope := f.Root
+	if fn := f.EnclosingFunction(name); fn != nil {
+		scope = fn.Body
+	}
+	want := name.Text(f.Src)
+	var found *pyparse.Node
+	scope.Walk(func(n *pyparse.Node) bool {
+		if n.Start >= name.Start || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return false
+		}
+		if n.Kind == "assignment" {
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == want && !r.Contains(name) {
+				found = r
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// changeDetection reports `if bucket != current:` whose body rebinds one side of the test
+// (`current = bucket`): the call runs when the value changes, not on every iteration.
+func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
+	ifStmt := cond.Parent
+	if ifStmt == nil || ifStmt.Kind != "if_statement" {
+		return false
+	}
+	body := ifStmt.ChildByField("consequence")
+	sides := map[string]bool{}
+	for _, c := range cond.NamedChildren() {
+		sides[c.Text(f.Src)] = true
+	}
+	found := false
+	body.Walk(func(n *pyparse.Node) bool {
+		if n.Kind == "assignment" {
+			if l := n.ChildByField("left"); l != nil && sides[l.Text(f.Src)] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+var (
+	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
+	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|is_torch_(cuda|npu|xpu|mps)_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(self\.)?(args\.)?(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
+	// reRankCheck: a call on one rank runs as often there as it would on every rank.
+	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b`)
+	// reControlFlag: the Trainer's control and state flags are set by its callbacks on
+	// logging, evaluation and save steps (transformers trainer_callback.py, TrainerControl).
+	reControlFlag = regexp.MustCompile(`\bshould_(evaluate|save|log|eval)\b|\b(do|is|should)_(eval|evaluate|save|log|sample|validate|validation)(_step|_now)?\b|\b(eval|save|log|sample|validation|checkpoint)_(now|step|this_step|due)\b`)
+	// reOptIn: a user's switch for clearing the cache (`if args.empty_cache_each_step:`).
+	reOptIn = regexp.MustCompile(`(?i)(empty|clear|free|flush|release|gc|cache|low_?vram|low_?mem|preserve_memory|save_memory|offload)`)
+)
 
 var (
 	reOnce = regexp.MustCompile(`^\s*\(?\s*[\w.\[\]()]+\s*==\s*(\d+|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
@@ -337,34 +498,74 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 		l.Header = shorten("while " + iter)
 	}
 	body := n.ChildByField("body")
-	// Direct evidence first: what the loop iterates, and a step written in its own body. A
-	// step loop that also calls an evaluation loop or holds a micro-batch loop stays a step
-	// loop; only a loop with no such evidence becomes an epoch loop by holding one.
+	// Structure first: where the step work is. A loop one iteration of which performs a step
+	// in its own body is a step loop, whatever it iterates; one whose step work all sits in
+	// an inner step loop, or that runs a whole pipeline, generation or training per
+	// iteration, is an outer loop. Names decide only where the structure says nothing.
 	switch {
-	case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
-		l.Kind, l.Why = epochLoop, "iterates epochs"
 	case a.stepNames[iterHead(iter)]:
 		l.Kind, l.Why = stepLoop, "is listed in step-loop-names"
-	case n.Kind == "for_statement" && reStepIter.MatchString(iter):
-		l.Kind, l.Why = stepLoop, "iterates batches or steps"
-	case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
-		l.Kind, l.Why = stepLoop, "counts steps"
 	default:
 		if why := directStep(f, body); why != "" {
 			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
+		} else if why := wholeRun(f, body); why != "" {
+			l.Kind, l.Why = epochLoop, "runs "+why+" per iteration"
 		} else if a.bodyHasStepLoop(f, body) {
 			l.Kind, l.Why = epochLoop, "holds a step loop"
+			if reEpochIter.MatchString(iter) || reEpochIter.MatchString(target) {
+				l.Why = "iterates epochs"
+			}
 		} else if why := a.runsStep(f, body, 0); why != "" {
 			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
+		} else {
+			switch {
+			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
+				l.Kind, l.Why = epochLoop, "iterates epochs"
+			case n.Kind == "for_statement" && reStepIter.MatchString(iter):
+				l.Kind, l.Why = stepLoop, "iterates batches or steps"
+			case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
+				l.Kind, l.Why = stepLoop, "counts steps"
+			}
 		}
 	}
 	return l
 }
 
+// reWholeRun names library calls that run a whole inner loop of steps: a diffusers pipeline
+// (its __call__ runs the denoising loop), Hugging Face `generate()` (the decoding loop), a
+// trainer's `fit()`/`train()` (the training loop). Framework knowledge: diffusers
+// DiffusionPipeline.__call__, transformers GenerationMixin.generate, Lightning Trainer.fit.
+var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
+
+// wholeRun finds, in the loop's own body (not nested loops or defs), a call that runs a
+// whole inner loop of steps per iteration.
+func wholeRun(f *pyparse.File, body *pyparse.Node) string {
+	return ownCall(f, body, reWholeRun.MatchString)
+}
+
+// ownCall returns the first call in a loop's or function's own body (not in a nested loop,
+// def or lambda) whose dotted callee matches, rendered for a message; "" when none does.
+func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string) bool) string {
+	why := ""
+	body.Walk(func(m *pyparse.Node) bool {
+		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+			(m != body && (m.Kind == "for_statement" || m.Kind == "while_statement")) {
+			return false
+		}
+		if m.Kind == "call" {
+			if callee := pyparse.DottedName(m.ChildByField("function"), f.Src); match(callee) {
+				why = "`" + callee + "(...)`"
+			}
+		}
+		return why == ""
+	})
+	return why
+}
+
 // reSetupIter: loops over parameters, parameter groups, modules, trackers or config items
 // run at set-up or inside one step; they say nothing about frequency, so the loop around
 // them (or the hook they are in) decides.
-var reSetupIter = regexp.MustCompile(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|gpus|layers)`)
+var reSetupIter = regexp.MustCompile(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|device_count|gpus|layers)`)
 
 func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 	if n.Kind != "for_statement" {
@@ -400,21 +601,9 @@ func iterHead(iter string) string {
 // directStep finds `.backward()` or `optimizer.step()` written in the loop's own body (not in
 // a nested loop or def): the surest sign that one iteration is one training step.
 func directStep(f *pyparse.File, body *pyparse.Node) string {
-	why := ""
-	body.Walk(func(m *pyparse.Node) bool {
-		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-			(m != body && (m.Kind == "for_statement" || m.Kind == "while_statement")) {
-			return false
-		}
-		if m.Kind == "call" {
-			callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
-			if strings.HasSuffix(callee, ".backward") || reOptimStep.MatchString(callee) {
-				why = "`" + callee + "()`"
-			}
-		}
-		return why == ""
-	})
-	return why
+	return strings.Replace(ownCall(f, body, func(callee string) bool {
+		return strings.HasSuffix(callee, ".backward") || reOptimStep.MatchString(callee)
+	}), "(...)", "()", 1)
 }
 
 // bodyHasStepLoop reports whether a block contains (not in nested defs) a loop that is a
@@ -447,7 +636,9 @@ func (a *classifier) funcHasStepLoop(r *funcRef) bool {
 		return v
 	}
 	a.hasStepLoop[r.fn] = false // cycles: assume not while computing
-	v := a.bodyHasStepLoop(r.file, r.fn.Body)
+	// A function that performs a step outside its loops (`optimizer.step()` after a loop
+	// over micro-batches) is one step, not a loop of them.
+	v := directStep(r.file, r.fn.Body) == "" && a.bodyHasStepLoop(r.file, r.fn.Body)
 	a.hasStepLoop[r.fn] = v
 	return v
 }

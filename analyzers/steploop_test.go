@@ -12,7 +12,7 @@ import (
 )
 
 func TestStepLoop(t *testing.T) {
-	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2"} {
+	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2", "precision"} {
 		t.Run(dir, func(t *testing.T) {
 			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), analyzers.StepLoop)
 		})

@@ -26,4 +26,4 @@ def ppo(policy, opt, iter_dataloader, num_total_batches, minibatches):
             policy(mb).loss.backward()
             opt.step()
             torch.cuda.empty_cache()  # want "CL001"
-        torch.cuda.empty_cache()  # want "CL001 .*line 23"
+        torch.cuda.empty_cache()  # want "CL003 .*outer loop at line 23.*holds a step loop"

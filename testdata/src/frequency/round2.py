@@ -36,7 +36,7 @@ def sample(pipe, prompts, generator, steps):
     for prompt in prompts:
         image = pipe(prompt, generator=generator, num_inference_steps=steps)
         image.save("out.png")
-        torch.cuda.empty_cache()  # want "CL001"
+        torch.cuda.empty_cache()  # want "CL003 .*line 36"
         generator = torch.Generator().manual_seed(0)
 
 

@@ -1,0 +1,107 @@
+// Command score runs a cachelint build over the materialised real-world trees and prints
+// precision and recall per rule and per pattern against testdata/realworld/labels.jsonl.
+//
+//	bench/realworld/materialise.sh /tmp/rw
+//	go build -o /tmp/cachelint ./cmd/cachelint
+//	go run ./bench/realworld/score -cachelint /tmp/cachelint -trees /tmp/rw [-v]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	labelsPath := flag.String("labels", "testdata/realworld/labels.jsonl", "labels `FILE`")
+	trees := flag.String("trees", "", "`DIR` holding one materialised tree per repository (owner+name)")
+	bin := flag.String("cachelint", "cachelint", "cachelint `BINARY` to score")
+	only := flag.String("repo", "", "score only this `owner/name`")
+	verbose := flag.Bool("v", false, "list every mismatch")
+	flag.Parse()
+	if err := run(*labelsPath, *trees, *bin, *only, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "score:", err)
+		os.Exit(1)
+	}
+}
+
+func run(labelsPath, trees, bin, only string, verbose bool) error {
+	if trees == "" {
+		return errors.New("-trees is required (run bench/realworld/materialise.sh first)")
+	}
+	labels, err := readLabelsFile(labelsPath)
+	if err != nil {
+		return err
+	}
+	if only != "" {
+		var kept []Label
+		for _, l := range labels {
+			if l.Repo == only {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) == 0 {
+			return fmt.Errorf("no labels for %s", only)
+		}
+		labels = kept
+	}
+	results := map[string]RepoResult{}
+	for _, l := range labels {
+		if _, done := results[l.Repo]; done {
+			continue
+		}
+		tree := filepath.Join(trees, strings.ReplaceAll(l.Repo, "/", "+"))
+		res, err := analyse(bin, tree)
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.Repo, err)
+		}
+		results[l.Repo] = res
+	}
+	s, err := Compute(labels, results)
+	if err != nil {
+		return err
+	}
+	s.Print(os.Stdout, verbose)
+	return nil
+}
+
+// analyse runs check (with CL003, which is off by default) and calls over one tree, from
+// inside it so that paths come out relative to the repository root.
+func analyse(bin, tree string) (RepoResult, error) {
+	var res RepoResult
+	if fi, err := os.Stat(tree); err != nil || !fi.IsDir() {
+		return res, fmt.Errorf("no tree at %s (run bench/realworld/materialise.sh)", tree)
+	}
+	abs, err := filepath.Abs(bin)
+	if err == nil && strings.ContainsRune(bin, os.PathSeparator) {
+		bin = abs
+	}
+	common := []string{"--format", "json", "--no-config", "--project-root", ".", "."}
+	if err := runJSON(bin, tree, append([]string{"check", "--exit-zero", "--extend-select", "CL003"}, common...), &res.Findings); err != nil {
+		return res, err
+	}
+	if err := runJSON(bin, tree, append([]string{"calls"}, common...), &res.Calls); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func runJSON(bin, dir string, args []string, into any) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w: %s", bin, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), into); err != nil {
+		return fmt.Errorf("%s %s: read JSON: %w", bin, args[0], err)
+	}
+	return nil
+}

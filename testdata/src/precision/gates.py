@@ -1,0 +1,62 @@
+"""Class 2: gates the call runs behind, wherever they are written."""
+import torch
+
+
+def sample(step, every):
+    if step % every:
+        return
+    torch.cuda.empty_cache()
+
+
+def maybe_clear(step):
+    if step % 200 != 0:
+        return
+    torch.cuda.empty_cache()
+
+
+def clear():
+    torch.cuda.empty_cache()
+
+
+def train(loader, model, opt, args, control, state, rank):
+    current = None
+    last = len(loader) - 1
+    for step, batch in enumerate(loader):
+        loss = model(batch)
+        loss.backward()
+        opt.step()
+        sample(step, 10)  # want "CL002"
+        maybe_clear(step)  # want "CL002 .*every 200 iterations"
+        save_now = (step + 1) % args.save_every == 0
+        if save_now:
+            torch.cuda.empty_cache()  # want "CL002 .*save_now"
+        if control.should_evaluate:
+            torch.cuda.empty_cache()  # want "CL002 .*should_evaluate"
+        if state.should_save:
+            clear()  # want "CL002 .*should_save"
+        bucket = batch.shape[1]
+        if bucket != current:
+            current = bucket
+            torch.cuda.empty_cache()  # want "CL002 .*bucket != current"
+        if step % 50 == 0 and step != last:
+            torch.cuda.empty_cache()  # want "CL002 .*every 50 iterations"
+        if step % 7 == 0:
+            continue
+        torch.cuda.empty_cache()  # want "CL001"
+        if rank == 0:
+            torch.cuda.empty_cache()  # want "CL001 .*rank == 0"
+        if args.empty_cache_every_step:
+            torch.cuda.empty_cache()  # want "CL001 .*when `args.empty_cache_every_step` is set"
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()  # want "CL001"
+        if loss.item() > 10:
+            torch.cuda.empty_cache()  # want "CL004 .*when `loss.item.. > 10`"
+
+
+def evaluate(loader, model, opt, args):
+    for i, batch in enumerate(loader):
+        model(batch).backward()
+        opt.step()
+        if i % args.log_every:
+            continue
+        torch.cuda.empty_cache()  # want "CL002"
