@@ -23,7 +23,16 @@ while IFS=$'\t' read -r repo commit; do
     continue
   fi
   rm -rf "$dest" && mkdir -p "$dest"
-  git -C "$git_dir" archive "$commit" | tar -x -C "$dest"
+  # Only what cachelint reads: Python files, notebooks and .gitignore files. Snapshots can
+  # lack large blobs (weights, media), so only the blobs that are present are checked out.
+  index="$(mktemp)"
+  GIT_INDEX_FILE="$index" git --git-dir="$git_dir" read-tree "$commit"
+  git --git-dir="$git_dir" ls-tree -r "$commit" |
+    awk -F'\t' '$2 ~ /(\.py|\.ipynb|(^|\/)\.gitignore)$/ { split($1, m, " "); print m[3] " " $2 }' |
+    git --git-dir="$git_dir" cat-file --batch-check='%(objecttype) %(rest)' |
+    awk '$1 == "blob" { sub(/^blob /, ""); printf "%s%c", $0, 0 }' |
+    GIT_INDEX_FILE="$index" git --git-dir="$git_dir" --work-tree="$dest" checkout-index -z --stdin
+  rm -f "$index"
   echo "$commit" >"$dest/.cachelint-commit"
   echo "materialised $repo@${commit:0:12}" >&2
 done < <(jq -r '[.repo, .commit] | @tsv' "$labels" | sort -u)
