@@ -325,6 +325,12 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		return noGate, 0, "a device check"
 	case reRankCheck.MatchString(t):
 		return noGate, 0, "a rank check"
+	case reStepBoundary.MatchString(t):
+		return noGate, 0, "true on every optimizer step"
+	case reMainModule.MatchString(t):
+		return noGate, 0, "true when run as a script"
+	case runFlag(f, cond):
+		return optInGate, 0, ""
 	}
 	var kind gateKind
 	switch {
@@ -355,8 +361,6 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 	case reInSteps.MatchString(t) || reMembership.MatchString(t), reTimeGate.MatchString(t), reMemGate.MatchString(t),
 		reControlFlag.MatchString(t):
 		kind = periodicGate
-	case reOptIn.MatchString(t) && (cond.Kind == "identifier" || cond.Kind == "attribute" || cond.Kind == "subscript" || cond.Kind == "call"):
-		kind = optInGate
 	default:
 		kind = unknownGate
 	}
@@ -364,8 +368,6 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		switch kind {
 		case periodicGate, onceGate, initGate:
 			return noGate, 0, "true on most iterations"
-		case optInGate:
-			return unknownGate, 0, ""
 		}
 	}
 	return kind, 0, ""
@@ -418,11 +420,41 @@ func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
 	return found
 }
 
+// runFlag reports a condition fixed for the whole run: a user's switch or a configuration
+// value (`if args.empty_cache:`, `if self.use_liger_loss:`, `if cfg.offload_model:`,
+// `if args.empty_unused_memory_level >= 1:`). When it holds, the call runs every time.
+func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
+	switch cond.Kind {
+	case "identifier", "attribute":
+		t := cond.Text(f.Src)
+		last := t[strings.LastIndex(t, ".")+1:]
+		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed"))
+	case "comparison_operator":
+		parts := cond.NamedChildren()
+		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
+			return false
+		}
+		switch parts[1].Kind {
+		case "integer", "float", "string", "true", "false":
+			return (parts[0].Kind == "attribute" || parts[0].Kind == "identifier") && reConfigRoot.MatchString(parts[0].Text(f.Src))
+		}
+	}
+	return false
+}
+
 var (
+	// reConfigRoot: a value read from the run's arguments or configuration.
+	reConfigRoot = regexp.MustCompile(`^(self\.)?(args|config|cfg|conf|opts?|hparams|training_args|train_args|script_args|model_args|flags|options)\.[\w.]+$`)
+	// reFlagName: a switch by its name (`use_ema`, `enable_offload`, `_do_after_iter`).
+	reFlagName = regexp.MustCompile(`^_*(use|enable|do|with|allow|apply)_\w+$`)
+	// reStepBoundary: Accelerate's `sync_gradients` is true when the accumulated gradients
+	// are applied: once per optimizer step (accelerate/accelerator.py, Accelerator.sync_gradients).
+	reStepBoundary = regexp.MustCompile(`^\s*(not\s+)?[\w.]*\bsync_gradients\s*$`)
+	reMainModule   = regexp.MustCompile(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
-	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|is_torch_(cuda|npu|xpu|mps)_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(self\.)?(args\.)?(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
+	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(self\.)?(args\.)?(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.
-	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b`)
+	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b|\b(num_processes|world_size)\s*(==|<=|<|>|>=|!=)\s*1\b`)
 	// reControlFlag: the Trainer's control and state flags are set by its callbacks on
 	// logging, evaluation and save steps (transformers trainer_callback.py, TrainerControl).
 	reControlFlag = regexp.MustCompile(`\bshould_(evaluate|save|log|eval)\b|\b(do|is|should)_(eval|evaluate|save|log|sample|validate|validation)(_step|_now)?\b|\b(eval|save|log|sample|validation|checkpoint)_(now|step|this_step|due)\b`)
@@ -540,12 +572,12 @@ var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_
 // wholeRun finds, in the loop's own body (not nested loops or defs), a call that runs a
 // whole inner loop of steps per iteration.
 func wholeRun(f *pyparse.File, body *pyparse.Node) string {
-	return ownCall(f, body, reWholeRun.MatchString)
+	return ownCall(f, body, func(callee string, _ *pyparse.Node) bool { return reWholeRun.MatchString(callee) })
 }
 
 // ownCall returns the first call in a loop's or function's own body (not in a nested loop,
 // def or lambda) whose dotted callee matches, rendered for a message; "" when none does.
-func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string) bool) string {
+func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string, call *pyparse.Node) bool) string {
 	why := ""
 	body.Walk(func(m *pyparse.Node) bool {
 		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
@@ -553,7 +585,7 @@ func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string) bool
 			return false
 		}
 		if m.Kind == "call" {
-			if callee := pyparse.DottedName(m.ChildByField("function"), f.Src); match(callee) {
+			if callee := pyparse.DottedName(m.ChildByField("function"), f.Src); match(callee, m) {
 				why = "`" + callee + "(...)`"
 			}
 		}
@@ -572,7 +604,36 @@ func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 		return false
 	}
 	iter := n.ChildByField("right").Text(f.Src)
-	return reSetupIter.MatchString(iter) && !reStepIter.MatchString(iter)
+	return reSetupIter.MatchString(iter) && !reStepIter.MatchString(iter) ||
+		reSmallRange.MatchString(iter) && flushRepeat(f, n.ChildByField("body"))
+}
+
+// reFlushCall names the calls of a loop that only repeats a clean-up (`for _ in range(3):
+// gc.collect(); torch.cuda.empty_cache()`): the repetition is one clean-up.
+var reFlushCall = regexp.MustCompile(`(^|\.)(collect|empty_cache|synchronize|ipc_collect|sleep|reset_peak_memory_stats|clear_device_cache|release_memory|free_memory|flush|torch_gc|clean_memory\w*)$`)
+
+var reSmallRange = regexp.MustCompile(`^range\(\s*\d\s*\)$`)
+
+func flushRepeat(f *pyparse.File, body *pyparse.Node) bool {
+	if body == nil {
+		return false
+	}
+	stmts := 0
+	for _, c := range body.NamedChildren() {
+		if c.Kind == "comment" {
+			continue
+		}
+		stmts++
+		if c.Kind == "if_statement" && c.ChildByField("alternative") == nil && flushRepeat(f, c.ChildByField("consequence")) {
+			continue // `if torch.cuda.is_available(): torch.cuda.empty_cache()`
+		}
+		e := c.NamedChildren()
+		if c.Kind != "expression_statement" || len(e) != 1 || e[0].Kind != "call" ||
+			!reFlushCall.MatchString(pyparse.DottedName(e[0].ChildByField("function"), f.Src)) {
+			return false
+		}
+	}
+	return stmts > 0
 }
 
 // shorten makes source text fit a one-line message: whitespace collapsed, long text cut.
@@ -601,8 +662,8 @@ func iterHead(iter string) string {
 // directStep finds `.backward()` or `optimizer.step()` written in the loop's own body (not in
 // a nested loop or def): the surest sign that one iteration is one training step.
 func directStep(f *pyparse.File, body *pyparse.Node) string {
-	return strings.Replace(ownCall(f, body, func(callee string) bool {
-		return strings.HasSuffix(callee, ".backward") || reOptimStep.MatchString(callee)
+	return strings.Replace(ownCall(f, body, func(callee string, call *pyparse.Node) bool {
+		return strings.HasSuffix(callee, ".backward") || optimStep(f, callee, call)
 	}), "(...)", "()", 1)
 }
 
@@ -644,12 +705,26 @@ func (a *classifier) funcHasStepLoop(r *funcRef) bool {
 }
 
 var (
-	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|lr_scheduler|scheduler)[\w]*\.step$`)
+	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|scheduler)[\w]*\.step$`)
 	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
 	// that prepare or load one rather than run it.
 	reUtilityVerb = regexp.MustCompile(`^(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
 	reModelCall   = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
+
+// optimStep reports an optimizer, scaler or engine step, or a diffusion scheduler's denoising
+// step (`scheduler.step(noise_pred, t, latents)`). A learning-rate scheduler's `step()`
+// takes no step of work: it runs per step or per epoch, as the loop around it does.
+func optimStep(f *pyparse.File, callee string, call *pyparse.Node) bool {
+	if !reOptimStep.MatchString(callee) {
+		return false
+	}
+	if strings.Contains(strings.ToLower(callee), "scheduler") {
+		args := call.ChildByField("arguments")
+		return args != nil && len(args.NamedChildren()) > 0 && !strings.Contains(strings.ToLower(callee), "lr_")
+	}
+	return true
+}
 
 // runsStep reports whether a block (not in nested defs) runs a training or inference step:
 // `.backward()`, `optimizer.step()`, `scaler.step()`, a model forward, or a call of a project
@@ -670,7 +745,7 @@ func (a *classifier) runsStep(f *pyparse.File, body *pyparse.Node, depth int) st
 		switch {
 		case strings.HasSuffix(callee, ".backward") || callee == "backward":
 			why = "`" + callee + "()`"
-		case reOptimStep.MatchString(callee):
+		case optimStep(f, callee, m):
 			why = "`" + callee + "()`"
 		case reModelCall.MatchString(callee) && !reUtilityVerb.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && a.resolveCall(f, m) == nil:
 			why = "`" + callee + "(...)`"

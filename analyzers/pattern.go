@@ -23,9 +23,9 @@ const (
 var (
 	reOOMGate      = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
 	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
-	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
+	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
 	reModelLoop    = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
-	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model`)
+	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
 	reGANGen       = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
 	reGANDisc      = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
 	reMeasure      = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
@@ -105,7 +105,10 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		return ModelSwitch, why
 	}
 	for _, l := range lc.Loops {
-		if l.Kind != stepLoop && reModelLoop.MatchString(l.Names) {
+		if l.Kind == stepLoop {
+			break // a loop over models around the step loop does not make each step a switch
+		}
+		if reModelLoop.MatchString(l.Names) {
 			return ModelSwitch, fmt.Sprintf("in the loop over models at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
 	}
@@ -270,41 +273,25 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 	before, after := siblings(call, 4)
 	src := f.Src
 	for _, s := range append(before, after...) {
-		text := s.Text(src)
+		if why := switchStatement(f, s); why != "" {
+			return why
+		}
+		// `for hook in hooks: hook.offload()`, `if offload: ae = ae.cpu()` next to the call.
 		switch s.Kind {
-		case "delete_statement":
-			for _, t := range s.NamedChildren() {
-				for _, name := range deleteTargets(t, src) {
-					if reModelName.MatchString(name) {
-						return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())
-					}
+		case "for_statement", "if_statement", "with_statement":
+			why := ""
+			s.Walk(func(m *pyparse.Node) bool {
+				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+					return false
 				}
-			}
-		case "expression_statement":
-			e := s.NamedChildren()
-			if len(e) == 0 {
-				continue
-			}
-			if e[0].Kind == "assignment" {
-				left := e[0].ChildByField("left")
-				right := e[0].ChildByField("right")
-				if left != nil && right != nil && reModelName.MatchString(left.Text(src)) {
-					rt := right.Text(src)
-					if rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()") {
-						return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
-					}
+				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
+					why = switchStatement(f, m)
+					return false
 				}
-			}
-			if e[0].Kind == "call" {
-				callee := pyparse.DottedName(e[0].ChildByField("function"), src)
-				recv := strings.TrimSuffix(callee, "."+callee[strings.LastIndex(callee, ".")+1:])
-				if (strings.HasSuffix(callee, ".cpu") || strings.HasSuffix(callee, ".to")) && reModelName.MatchString(recv) &&
-					(strings.HasSuffix(callee, ".cpu") || strings.Contains(text, "cpu") || strings.Contains(text, "meta")) {
-					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
-				}
-				if reLoadModel.MatchString(callee) {
-					return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
-				}
+				return true
+			})
+			if why != "" {
+				return why
 			}
 		}
 	}
@@ -321,6 +308,71 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 	}
 	return ""
 }
+
+// switchStatement says how one statement switches models: a model deleted, replaced or
+// set to None, a module moved to the CPU or the meta device (a discarded `.to("cpu")` or
+// `.cpu()` result can only be a module's: a tensor's copy would be thrown away), or a
+// model loaded or offloaded.
+func switchStatement(f *pyparse.File, s *pyparse.Node) string {
+	src := f.Src
+	text := s.Text(src)
+	switch s.Kind {
+	case "delete_statement":
+		for _, t := range s.NamedChildren() {
+			for _, name := range deleteTargets(t, src) {
+				if reModelName.MatchString(name) {
+					return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())
+				}
+			}
+		}
+	case "expression_statement":
+		e := s.NamedChildren()
+		if len(e) == 0 {
+			return ""
+		}
+		if e[0].Kind == "assignment" {
+			left := e[0].ChildByField("left")
+			right := e[0].ChildByField("right")
+			if left != nil && right != nil {
+				lt, rt := left.Text(src), right.Text(src)
+				if reModelName.MatchString(lt) && (rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()")) {
+					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
+				}
+				if right.Kind == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
+					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
+				}
+			}
+		}
+		if e[0].Kind == "call" {
+			callee := pyparse.DottedName(e[0].ChildByField("function"), src)
+			if offDevice(f, e[0]) {
+				return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
+			}
+			if reLoadModel.MatchString(callee) {
+				return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
+			}
+		}
+	}
+	return ""
+}
+
+// offDevice reports `x.cpu()` or `x.to("cpu")` / `x.to("meta")` / `x.to(device="cpu")`.
+func offDevice(f *pyparse.File, call *pyparse.Node) bool {
+	fn := call.ChildByField("function")
+	if fn == nil || fn.Kind != "attribute" {
+		return false
+	}
+	switch fn.ChildByField("attribute").Text(f.Src) {
+	case "cpu":
+		return true
+	case "to":
+		args := call.ChildByField("arguments")
+		return args != nil && reCPUArg.MatchString(args.Text(f.Src))
+	}
+	return false
+}
+
+var reCPUArg = regexp.MustCompile(`(?i)["'](cpu|meta)["']|\bcpu\b|offload_device|torch\.device\(["']cpu`)
 
 func deleteTargets(n *pyparse.Node, src []byte) []string {
 	if n.Kind == "expression_list" || n.Kind == "tuple" {
