@@ -96,6 +96,7 @@ type classifier struct {
 	loops         map[*pyparse.Node]*loop
 	hasStepLoop   map[*pyparse.Function]bool
 	runsStepCache map[*pyparse.Function]string
+	runsWhole     map[*pyparse.Function]bool
 	resolved      map[*pyparse.Node]*funcRef
 }
 
@@ -104,7 +105,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 	a := &classifier{
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
-		resolved: map[*pyparse.Node]*funcRef{},
+		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {

@@ -540,7 +540,7 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	default:
 		if why := directStep(f, body); why != "" {
 			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
-		} else if why := wholeRun(f, body); why != "" {
+		} else if why := a.wholeRun(f, body, 0); why != "" {
 			l.Kind, l.Why = epochLoop, "runs "+why+" per iteration"
 		} else if a.bodyHasStepLoop(f, body) {
 			l.Kind, l.Why = epochLoop, "holds a step loop"
@@ -570,9 +570,29 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
 
 // wholeRun finds, in the loop's own body (not nested loops or defs), a call that runs a
-// whole inner loop of steps per iteration.
-func wholeRun(f *pyparse.File, body *pyparse.Node) string {
-	return ownCall(f, body, func(callee string, _ *pyparse.Node) bool { return reWholeRun.MatchString(callee) })
+// whole inner loop of steps per iteration: a library pipeline, generation or training, or a
+// project function that makes such a call outside its own loops
+// (`sample_image_inference()` calling `pipeline(...)`).
+func (a *classifier) wholeRun(f *pyparse.File, body *pyparse.Node, depth int) string {
+	return ownCall(f, body, func(callee string, call *pyparse.Node) bool {
+		if reWholeRun.MatchString(callee) {
+			return true
+		}
+		if depth >= 3 {
+			return false
+		}
+		r := a.resolveCall(f, call)
+		if r == nil {
+			return false
+		}
+		v, ok := a.runsWhole[r.fn]
+		if !ok {
+			a.runsWhole[r.fn] = false // cycles
+			v = a.wholeRun(r.file, r.fn.Body, depth+1) != ""
+			a.runsWhole[r.fn] = v
+		}
+		return v
+	})
 }
 
 // ownCall returns the first call in a loop's or function's own body (not in a nested loop,

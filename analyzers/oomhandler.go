@@ -194,7 +194,7 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	if retry != nil {
 		reportRetry(pass, f, clause, clear, clears[clear], retry, failed, fnName)
 	}
-	if (k.bare || k.broad != nil) && !checksOOM(f, body, k) {
+	if (k.bare || k.broad != nil) && !checksOOM(f, body, k) && !reportsError(f, body, k) {
 		reportTooBroad(pass, f, clause, k, clear, clears[clear], retry != nil, fnName)
 	}
 }
@@ -295,6 +295,35 @@ func callsItself(g *CallGraph, f *pyparse.File, c *pyparse.Call, self *pyparse.F
 		return self.Class != nil
 	}
 	return false
+}
+
+// reportsError reports whether a broad handler passes the error on to whoever waits for
+// the work: it hands the exception object to a call that is not logging
+// (`queue.put(Response(error=e))`, `future.set_exception(e)`). Such an `except Exception`
+// handler is an error path that also frees memory; it hides no error behind a retry.
+func reportsError(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
+	if k.bare || k.broad == nil || strings.HasSuffix(k.broad.Text(f.Src), "BaseException") {
+		return false // it also swallows KeyboardInterrupt and SystemExit, reported or not
+	}
+	found := false
+	walkOwn(body, func(m *pyparse.Node) {
+		if found || m.Kind != "call" {
+			return
+		}
+		callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
+		if k.name == "" || !isWork(callee) || callee == "str" || callee == "repr" {
+			return // logging it is not passing it on: the work carries on as if it were OOM
+		}
+		if args := m.ChildByField("arguments"); args != nil {
+			args.Walk(func(a *pyparse.Node) bool {
+				if a.Kind == "identifier" && a.Text(f.Src) == k.name {
+					found = true
+				}
+				return !found
+			})
+		}
+	})
+	return found
 }
 
 // checksOOM reports whether a broad handler tells OOM apart from other errors, or lets
