@@ -374,7 +374,7 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 }
 
 // lastAssignment returns the right side of the last plain assignment to name before it in its
-// function (`save_now = (step + 1) % every == 0`), or nil.
+// function, constants aside (`save_now = (step + 1) % every == 0`), or nil.
 func lastAssignment(f *pyparse.File, name *pyparse.Node) *pyparse.Node {
 	scope := f.Root
 	if fn := f.EnclosingFunction(name); fn != nil {
@@ -387,7 +387,10 @@ func lastAssignment(f *pyparse.File, name *pyparse.Node) *pyparse.Node {
 			return false
 		}
 		if n.Kind == "assignment" {
-			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == want && !r.Contains(name) {
+			// `is_sample_step = False` under a switch overrides the gate sometimes; the gate
+			// is the computed value.
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == want &&
+				!r.Contains(name) && r.Kind != "true" && r.Kind != "false" && r.Kind != "none" {
 				found = r
 			}
 		}
@@ -542,10 +545,18 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
 		} else if why := a.wholeRun(f, body, 0); why != "" {
 			l.Kind, l.Why = epochLoop, "runs "+why+" per iteration"
+		} else if why := a.ownStep(f, body); why != "" {
+			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
 		} else if a.bodyHasStepLoop(f, body) {
 			l.Kind, l.Why = epochLoop, "holds a step loop"
-			if reEpochIter.MatchString(iter) || reEpochIter.MatchString(target) {
+			switch {
+			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 				l.Why = "iterates epochs"
+			case !nestedOptimizerStep(f, body) && (n.Kind == "for_statement" && reStepIter.MatchString(iter) ||
+				n.Kind == "while_statement" && reStepWhile.MatchString(iter)):
+				// `for step in range(steps):` around a loop over micro-batches that calls the
+				// step function: no inner loop steps the optimizer itself, so the name decides.
+				l.Kind, l.Why = stepLoop, "iterates steps (an inner loop splits each step)"
 			}
 		} else if why := a.runsStep(f, body, 0); why != "" {
 			l.Kind, l.Why = stepLoop, "runs a step in its body ("+why+")"
@@ -687,6 +698,24 @@ func directStep(f *pyparse.File, body *pyparse.Node) string {
 	}), "(...)", "()", 1)
 }
 
+// nestedOptimizerStep reports an optimizer or scaler step written in the body of a loop
+// nested in body: that inner loop is where the steps are.
+func nestedOptimizerStep(f *pyparse.File, body *pyparse.Node) bool {
+	found := false
+	body.Walk(func(m *pyparse.Node) bool {
+		if found || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+			return false
+		}
+		if m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+			found = ownCall(f, m.ChildByField("body"), func(callee string, call *pyparse.Node) bool {
+				return optimStep(f, callee, call)
+			}) != ""
+		}
+		return !found
+	})
+	return found
+}
+
 // bodyHasStepLoop reports whether a block contains (not in nested defs) a loop that is a
 // step loop, or calls a project function that holds one (`train_one_epoch()`).
 func (a *classifier) bodyHasStepLoop(f *pyparse.File, body *pyparse.Node) bool {
@@ -750,12 +779,22 @@ func optimStep(f *pyparse.File, callee string, call *pyparse.Node) bool {
 // `.backward()`, `optimizer.step()`, `scaler.step()`, a model forward, or a call of a project
 // function that does. It returns a short description of the evidence.
 func (a *classifier) runsStep(f *pyparse.File, body *pyparse.Node, depth int) string {
+	return a.stepIn(f, body, depth, false)
+}
+
+// ownStep is runsStep for a loop's own body: step work in nested loops does not count.
+func (a *classifier) ownStep(f *pyparse.File, body *pyparse.Node) string {
+	return a.stepIn(f, body, 0, true)
+}
+
+func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own bool) string {
 	if body == nil || depth > 4 {
 		return ""
 	}
 	why := ""
 	body.Walk(func(m *pyparse.Node) bool {
-		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+			own && m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
 			return false
 		}
 		if m.Kind != "call" {
