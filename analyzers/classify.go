@@ -354,6 +354,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 					base, r.Period = Periodic, period
 					r.Reason = fmt.Sprintf("in `%s`, which %s calls every %d iterations", fn.Name, why, period)
 				}
+			} else if kind == periodicHook {
+				base = Periodic
+				r.Reason = fmt.Sprintf("in `%s`, which %s calls from its step loop on save, evaluation or logging steps", fn.Name, why)
 			} else {
 				base = PerEpoch
 				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per epoch", fn.Name, why)

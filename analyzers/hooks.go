@@ -12,6 +12,7 @@ const (
 	notHook hookKind = iota
 	perStepHook
 	perEpochHook
+	periodicHook // called from the step loop on some steps only: save, evaluation
 )
 
 // hookFamily is one framework's table of implicit-step-loop hooks (SPEC §3). A method is a
@@ -19,13 +20,16 @@ const (
 // classes) from one of Bases — or, for names no other library uses, from anything.
 type hookFamily struct {
 	Framework string
-	// Bases are suffixes of qualified base-class names ("LightningModule", "Callback").
+	// Bases are suffixes of qualified base-class names ("LightningModule", "Callback"), or
+	// a module prefix ending in ".*" ("torch.nn.*").
 	Bases []string
 	// Distinctive names are recognised in any class: no one else calls a method
 	// `training_step` or `after_train_iter`.
 	Distinctive bool
 	PerStep     []string
 	PerEpoch    []string
+	// Periodic hooks run from the step loop on save, evaluation or logging steps.
+	Periodic []string
 }
 
 var hookFamilies = []hookFamily{
@@ -46,8 +50,30 @@ var hookFamilies = []hookFamily{
 		PerEpoch: []string{"on_epoch_begin", "on_epoch_end"},
 	},
 	{
-		Framework: "Hugging Face Trainer", Bases: []string{"Trainer", "Seq2SeqTrainer", "SFTTrainer", "DPOTrainer", "RewardTrainer", "PPOTrainer", "GRPOTrainer"},
-		PerStep: []string{"training_step", "compute_loss", "prediction_step"},
+		// transformers trainer.py: _maybe_log_save_evaluate() calls _evaluate() when
+		// control.should_evaluate and _save_checkpoint() when control.should_save;
+		// _prepare_inputs() runs on every batch of training_step().
+		Framework: "Hugging Face Trainer", Bases: []string{"Trainer", "Seq2SeqTrainer", "SFTTrainer", "DPOTrainer", "RewardTrainer", "GRPOTrainer"},
+		PerStep:  []string{"_prepare_inputs", "training_step", "compute_loss", "prediction_step"},
+		Periodic: []string{"_save_checkpoint", "_evaluate", "evaluate", "_maybe_log_save_evaluate", "save_model", "_save", "log"},
+	},
+	{
+		// trl < 0.12 PPOTrainer.step() runs batched_forward_pass() and train_minibatch() for
+		// every PPO step (trl/trainer/ppo_trainer.py).
+		Framework: "trl PPOTrainer", Bases: []string{"PPOTrainer"},
+		PerStep: []string{"step", "batched_forward_pass", "train_minibatch", "compute_rewards"},
+	},
+	{
+		// olmo-core's Trainer calls every callback's pre_step/post_step around each train
+		// step (olmo_core/train/trainer.py, Callback in olmo_core/train/callbacks/callback.py).
+		Framework: "olmo-core", Bases: []string{"olmo_core.train.callbacks.Callback", "olmo_core.train.callbacks.callback.Callback"},
+		PerStep: []string{"pre_step", "post_step", "post_train_batch", "pre_load_batch"},
+	},
+	{
+		// SimulEval's evaluator asks the agent for a decision at every step of a simultaneous
+		// translation (simuleval/agents/agent.py: policy, update_states_read).
+		Framework: "SimulEval", Bases: []string{"Agent", "TextAgent", "SpeechAgent", "simuleval.agents.Agent"},
+		PerStep: []string{"policy", "update_states_read", "update_states_write", "predict"},
 	},
 	{
 		Framework: "MMEngine/MMCV", Bases: []string{"Hook"}, Distinctive: true,
@@ -69,7 +95,7 @@ var hookFamilies = []hookFamily{
 		PerStep: []string{"pre_forward", "post_forward"},
 	},
 	{
-		Framework: "PyTorch", Bases: []string{"Module", "nn.Module", "torch.nn.Module", "LightningModule", "PreTrainedModel", "ModelMixin"},
+		Framework: "PyTorch", Bases: []string{"Module", "nn.Module", "torch.nn.Module", "LightningModule", "PreTrainedModel", "ModelMixin", "BaseModule", "torch.nn.*"},
 		PerStep: []string{"forward"},
 	},
 }
@@ -91,7 +117,7 @@ func methodHook(name string, bases []string, stepNames map[string]bool) (hookKin
 	// Known by its name alone: say every framework that calls a hook of that name.
 	var fws []string
 	for _, fam := range hookFamilies {
-		for _, h := range append(append([]string(nil), fam.PerStep...), fam.PerEpoch...) {
+		for _, h := range slices.Concat(fam.PerStep, fam.PerEpoch, fam.Periodic) {
 			if h == name && !slices.Contains(fws, fam.Framework) {
 				fws = append(fws, fam.Framework)
 			}
@@ -105,7 +131,8 @@ func matchFamilies(name string, bases []string, byNameAlone bool) (hookKind, str
 		matchBase := byNameAlone && fam.Distinctive
 		for _, b := range bases {
 			for _, want := range fam.Bases {
-				if b == want || strings.HasSuffix(b, "."+want) {
+				// "torch.nn.*": any torch.nn layer (`class ChunkedConv(nn.Conv2d)`) is a Module.
+				if b == want || strings.HasSuffix(b, "."+want) || strings.HasSuffix(want, ".*") && strings.HasPrefix(b, strings.TrimSuffix(want, "*")) {
 					matchBase = true
 				}
 			}
@@ -122,6 +149,9 @@ func matchFamilies(name string, bases []string, byNameAlone bool) (hookKind, str
 			if h == name {
 				return perEpochHook, fam.Framework
 			}
+		}
+		if slices.Contains(fam.Periodic, name) {
+			return periodicHook, fam.Framework
 		}
 	}
 	return notHook, ""
