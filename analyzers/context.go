@@ -89,13 +89,17 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
 			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
-				if c := earlyExit(s); c != nil {
+				for _, c := range exitConditions(s) {
 					g := a.newGate(f, c, true)
-					if g.Kind == unknownGate {
-						// A guard clause (`if model is None: return`) rejects what it cannot
-						// work on; only a gate we can read thins the call out.
+					if g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
+						// A guard clause (`if model is None: return`, `if args.x and not y:
+						// raise`) rejects what it cannot work on; only a gate we can read thins
+						// the call out.
 						g.Kind, g.Why = noGate, "a guard clause"
 					}
+					// The exit is judged where it stands: a guard before the loop conditions
+					// the whole loop, not each iteration.
+					g.Inside = enclosingLoopOrBody(s)
 					pendingGates = append(pendingGates, g)
 				}
 			}
@@ -143,6 +147,50 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	}
 	lc.Gates = append(lc.Gates, pendingGates...)
 	return lc
+}
+
+// exitConditions returns the conditions under which a statement before the call leaves
+// early: the statement's own `if cond: return`, and, inside a compound if/else, the exits
+// whose conditions are a modulo test (`if steps % every != 0: return` in an else branch).
+// The branch conditions around such an exit are not composed: the modulo test is taken as
+// the gate, which is what holds on all but the special-cased steps.
+func exitConditions(stmt *pyparse.Node) []*pyparse.Node {
+	if c := earlyExit(stmt); c != nil {
+		return []*pyparse.Node{c}
+	}
+	if stmt.Kind != "if_statement" {
+		return nil
+	}
+	var out []*pyparse.Node
+	stmt.Walk(func(m *pyparse.Node) bool {
+		if m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+			m.Kind == "for_statement" || m.Kind == "while_statement" {
+			return false
+		}
+		if m != stmt && m.Kind == "if_statement" {
+			if c := earlyExit(m); c != nil && c.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil {
+				out = append(out, c)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// enclosingLoopOrBody is the innermost loop around n in its function, or the function's
+// body (the module at top level) when no loop is.
+func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
+	for m := n.Parent; m != nil; m = m.Parent {
+		switch m.Kind {
+		case "for_statement", "while_statement":
+			return m
+		case "function_definition":
+			return m.ChildByField("body")
+		case "module":
+			return m
+		}
+	}
+	return nil
 }
 
 // earlyExit returns the condition of `if cond: return` (continue, break, raise), an if
@@ -430,6 +478,9 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 	switch cond.Kind {
 	case "identifier", "attribute":
 		t := cond.Text(f.Src)
+		if cond.Kind == "identifier" && assignedInLoop(f, cond) {
+			return false // `flush_next`, set by the loop itself: state, not a switch
+		}
 		last := t[strings.LastIndex(t, ".")+1:]
 		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed"))
 	case "comparison_operator":
@@ -443,6 +494,36 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 		}
 	}
 	return false
+}
+
+// assignedInLoop reports whether the name is bound inside a loop of its function.
+func assignedInLoop(f *pyparse.File, name *pyparse.Node) bool {
+	scope := f.Root
+	if fn := f.EnclosingFunction(name); fn != nil {
+		scope = fn.Body
+	}
+	want := name.Text(f.Src)
+	found := false
+	var walk func(n *pyparse.Node, inLoop bool)
+	walk = func(n *pyparse.Node, inLoop bool) {
+		if found || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return
+		}
+		if inLoop && (n.Kind == "assignment" || n.Kind == "augmented_assignment") {
+			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == want {
+				found = true
+				return
+			}
+		}
+		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
+		for _, c := range n.Children {
+			walk(c, loop)
+		}
+	}
+	for _, c := range scope.Children {
+		walk(c, false)
+	}
+	return found
 }
 
 var (
@@ -520,9 +601,9 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	src := f.Src
 	var iter, target string
 	if n.Kind == "for_statement" {
-		iter = n.ChildByField("right").Text(src)
+		iter = withoutStrings(f, n.ChildByField("right"))
 		target = n.ChildByField("left").Text(src)
-		l.Header = shorten("for " + target + " in " + iter)
+		l.Header = shorten("for " + target + " in " + n.ChildByField("right").Text(src))
 		l.Names = target + " " + iterHead(iter)
 		// `tqdm(pipelines)` iterates what it wraps: judge that.
 		if m := reWrapped.FindStringSubmatch(iter); m != nil && !reStepIter.MatchString(m[1]) && reModelLoopIter.MatchString(m[1]) {
@@ -552,7 +633,7 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			switch {
 			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 				l.Why = "iterates epochs"
-			case !nestedOptimizerStep(f, body) && (n.Kind == "for_statement" && reStepIter.MatchString(iter) ||
+			case !nestedOptimizerStep(f, body) && (n.Kind == "for_statement" && reStepCount.MatchString(iter) ||
 				n.Kind == "while_statement" && reStepWhile.MatchString(iter)):
 				// `for step in range(steps):` around a loop over micro-batches that calls the
 				// step function: no inner loop steps the optimizer itself, so the name decides.
@@ -564,7 +645,7 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			switch {
 			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 				l.Kind, l.Why = epochLoop, "iterates epochs"
-			case n.Kind == "for_statement" && reStepIter.MatchString(iter):
+			case n.Kind == "for_statement" && reStepIter.MatchString(iter) && !reModelLoopIter.MatchString(target):
 				l.Kind, l.Why = stepLoop, "iterates batches or steps"
 			case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
 				l.Kind, l.Why = stepLoop, "counts steps"
@@ -698,6 +779,29 @@ func directStep(f *pyparse.File, body *pyparse.Node) string {
 	}), "(...)", "()", 1)
 }
 
+// reStepCount: names that count steps or batches, the only names that keep a loop around
+// an inner loop a step loop.
+var reStepCount = regexp.MustCompile(`(?i)\bsteps?\b|_steps\b|\biters?\b|iterations|\bbatch(es)?\b|loader`)
+
+// withoutStrings renders an expression with its string literals blanked, so that
+// `tqdm(configs, desc="Generating samples")` is not judged by its description.
+func withoutStrings(f *pyparse.File, n *pyparse.Node) string {
+	if n == nil {
+		return ""
+	}
+	b := []byte(n.Text(f.Src))
+	n.Walk(func(m *pyparse.Node) bool {
+		if m.Kind == "string" {
+			for i := m.Start - n.Start; i < m.End-n.Start && i < len(b); i++ {
+				b[i] = ' '
+			}
+			return false
+		}
+		return true
+	})
+	return string(b)
+}
+
 // nestedOptimizerStep reports an optimizer or scaler step written in the body of a loop
 // nested in body: that inner loop is where the steps are.
 func nestedOptimizerStep(f *pyparse.File, body *pyparse.Node) bool {
@@ -757,7 +861,7 @@ var (
 	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|scheduler)[\w]*\.step$`)
 	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
 	// that prepare or load one rather than run it.
-	reUtilityVerb = regexp.MustCompile(`^(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
+	reUtilityVerb = regexp.MustCompile(`(^|_)(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
 	reModelCall   = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
 
