@@ -2,6 +2,7 @@ package analyzers_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,5 +110,39 @@ func TestPatternRecords(t *testing.T) {
 		if got[k] != p {
 			t.Errorf("%s: pattern %q, want %q", k, got[k], p)
 		}
+	}
+}
+
+// TestUnrelatedFilesChangeNothing runs the precision fixtures with files beside them that
+// define functions named like what the fixtures call on other objects (`generate`, `run`,
+// `segment`, a `Trainer`): every expectation must still hold and nothing new be reported.
+func TestUnrelatedFilesChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "testdata", "src", "precision")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		copyFile(t, filepath.Join(src, e.Name()), filepath.Join(dir, e.Name()))
+	}
+	extra := filepath.Join("..", "testdata", "unrelated", "unrelated.py")
+	for _, name := range []string{"unrelated.py", "utils.py", "pipeline.py"} {
+		copyFile(t, extra, filepath.Join(dir, "vendor_like", name))
+	}
+	analyzertest.Run(t, dir, analyzers.StepLoop)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

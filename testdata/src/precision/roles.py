@@ -1,0 +1,69 @@
+"""Class 3: loop roles come from where the step work is, not from names."""
+import torch
+
+
+def sample_prompts(pipe, prompts):
+    for prompt in prompts:
+        image = pipe(prompt, num_inference_steps=30)
+        image.save("out.png")
+        torch.cuda.empty_cache()  # want "CL003 .*outer loop at line 6.*runs `pipe.....`"
+
+
+def ppo(policy, optimizer, iter_dataloader, num_total_batches, minibatches):
+    for update in range(1, num_total_batches + 1):
+        data = next(iter_dataloader)
+        for mb in minibatches(data):
+            policy(mb).loss.backward()
+            optimizer.step()
+        torch.cuda.empty_cache()  # want "CL003 .*outer loop at line 13"
+
+
+def ppo_epochs(policy, optimizer, loader, ppo_epochs):
+    for batch in loader:
+        rollouts = policy.rollout(batch)
+        for _ in range(ppo_epochs):
+            policy(rollouts).loss.backward()
+            optimizer.step()
+            torch.cuda.empty_cache()  # want "CL001 .*step loop at line 24"
+
+
+def train_step(model, optimizer, micro_batches):
+    for micro in micro_batches:
+        model(micro).loss.backward()
+    optimizer.step()
+
+
+def fit(model, optimizer, batches, max_steps):
+    for step in range(max_steps):
+        train_step(model, optimizer, batches[step])
+        torch.cuda.empty_cache()  # want "CL001 .*step loop at line 37"
+
+
+def schedule_only(lr_scheduler, queue):
+    for item in queue:
+        lr_scheduler.step()
+        torch.cuda.empty_cache()  # want "CL004"
+
+
+def convert(files, load):
+    for path in files:
+        state = load(path)
+        for key in state.keys():
+            state[key] = state[key].half()
+        torch.cuda.empty_cache()  # want "CL004 .*loop at line 49"
+
+
+def flush_hard():
+    for _ in range(3):
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()  # one clean-up, repeated: silent
+
+
+def sweep(models, loader, optimizer):
+    for model in models:
+        for batch in loader:
+            model(batch).backward()
+            optimizer.step()
+            torch.cuda.empty_cache()  # want "CL001 .*step loop at line 64"
+        del model
+        torch.cuda.empty_cache()  # a model switch: silent

@@ -1,0 +1,20 @@
+"""Files beside a project that share names with what it calls; adding them must change nothing."""
+import torch
+
+
+def generate(*args):
+    torch.cuda.empty_cache()
+
+
+def run(*args):
+    torch.cuda.empty_cache()
+
+
+def segment(frame):
+    torch.cuda.empty_cache()
+    return frame
+
+
+class Runner:
+    def run(self, batch):
+        torch.cuda.empty_cache()
