@@ -22,6 +22,8 @@ type project struct {
 	res     *pyparse.Result
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
+	// subclasses lists the project classes that name each class as a base.
+	subclasses map[*pyparse.Class][]classRef
 	// names bound by simple assignment at any level of a file: name -> dotted expression.
 	assigns map[*pyparse.File]map[string]string
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
@@ -65,6 +67,53 @@ func (p *project) reindex() {
 		}
 		p.assigns[f] = simpleAssignments(f)
 	}
+	p.subclasses = map[*pyparse.Class][]classRef{}
+	for _, crs := range p.classes {
+		for _, cr := range crs {
+			for _, b := range cr.cls.Bases {
+				if base := p.lookupClass(cr.file, b); base != nil && base.cls != cr.cls {
+					p.subclasses[base.cls] = append(p.subclasses[base.cls], cr)
+				}
+			}
+		}
+	}
+}
+
+// overrides returns the methods named name that subclasses of cls define (transitively):
+// a call `self.name()` in cls may run any of them.
+func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
+	var out []*funcRef
+	seen := map[*pyparse.Class]bool{cls: true}
+	queue := []*pyparse.Class{cls}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		for _, sub := range p.subclasses[c] {
+			if seen[sub.cls] {
+				continue
+			}
+			seen[sub.cls] = true
+			if m := sub.cls.Methods[name]; m != nil {
+				out = append(out, &funcRef{sub.file, m})
+			}
+			queue = append(queue, sub.cls)
+		}
+	}
+	return out
+}
+
+// resolveAll is resolve plus, for `self.name()`, the overrides in subclasses.
+func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
+	var out []*funcRef
+	if r := p.resolve(f, c); r != nil {
+		out = append(out, r)
+	}
+	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
+		if cls := methodClass(c.Function); cls != nil {
+			out = append(out, p.overrides(cls, rest)...)
+		}
+	}
+	return out
 }
 
 // simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a
@@ -231,6 +280,15 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 			return p.findMethod(f, cls, rest, 0)
 		}
 		return nil
+	case head == "self" && strings.Count(rest, ".") == 1:
+		// `self.offloader.prepare()` with `self.offloader = Offloader(...)` in a method.
+		attr, method, _ := strings.Cut(rest, ".")
+		if cls := methodClass(scope); cls != nil {
+			if cr := p.attributeClass(f, cls, attr, 0); cr != nil {
+				return p.findMethod(cr.file, cr.cls, method, 0)
+			}
+		}
+		return nil
 	case head == "super()" && hasRest && !strings.Contains(rest, "."):
 		if cls := methodClass(scope); cls != nil {
 			for _, b := range cls.Bases {
@@ -361,6 +419,52 @@ func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 				if t := p.res.ByPath[file]; t != nil {
 					return p.classIn(t, name)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// attributeClass finds the project class of `self.attr` from an assignment
+// `self.attr = Class(...)` in a method of cls or of its project bases; nil when none or when
+// two assignments disagree.
+func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr string, depth int) *classRef {
+	if depth > 8 {
+		return nil
+	}
+	var found *classRef
+	ambiguous := false
+	for _, m := range cls.Methods {
+		m.Body.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+				return n == m.Body
+			}
+			if n.Kind != "assignment" {
+				return true
+			}
+			l, r := n.ChildByField("left"), n.ChildByField("right")
+			if l == nil || r == nil || l.Text(f.Src) != "self."+attr || r.Kind != "call" {
+				return true
+			}
+			if cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src)); cr != nil {
+				if found != nil && found.cls != cr.cls {
+					ambiguous = true
+				}
+				found = cr
+			}
+			return true
+		})
+	}
+	if ambiguous {
+		return nil
+	}
+	if found != nil {
+		return found
+	}
+	for _, b := range cls.Bases {
+		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
+			if r := p.attributeClass(cr.file, cr.cls, attr, depth+1); r != nil {
+				return r
 			}
 		}
 	}

@@ -25,3 +25,36 @@ class Plain:
     def forward(self, x):
         torch.cuda.empty_cache()  # not a module: silent
         return x
+
+
+class Offloader:
+    def prepare(self):
+        torch.cuda.empty_cache()
+
+
+class Pipeline:
+    def __init__(self):
+        self.offloader = Offloader()
+
+    def denoise(self, unet, timesteps, latents, scheduler):
+        for t in timesteps:
+            self.offloader.prepare()  # want "CL001 prepare.. runs on every iteration of the step loop"
+            latents = scheduler.step(unet(latents, t), t, latents)
+        return latents
+
+
+class BaseTrainer:
+    def train_loop(self, loader):
+        for batch in loader:
+            self.hook_train_loop(batch)  # want "CL001 hook_train_loop.. runs on every iteration"
+
+    def hook_train_loop(self, batch):
+        raise NotImplementedError
+
+
+class SliderTrainer(BaseTrainer):
+    def hook_train_loop(self, batch):
+        loss = self.model(batch)
+        loss.backward()
+        self.optimizer.step()
+        torch.cuda.empty_cache()
