@@ -347,17 +347,18 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 	} else if fn != nil {
 		if kind, why, period := a.hookOf(f, fn); kind != notHook {
 			r.Hook = why
-			if kind == perStepHook {
+			switch kind {
+			case perStepHook:
 				base = PerIteration
 				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per batch", fn.Name, why)
 				if period > 0 {
 					base, r.Period = Periodic, period
 					r.Reason = fmt.Sprintf("in `%s`, which %s calls every %d iterations", fn.Name, why, period)
 				}
-			} else if kind == periodicHook {
+			case periodicHook:
 				base = Periodic
 				r.Reason = fmt.Sprintf("in `%s`, which %s calls from its step loop on save, evaluation or logging steps", fn.Name, why)
-			} else {
+			default:
 				base = PerEpoch
 				r.Reason = fmt.Sprintf("in `%s`, which %s calls once per epoch", fn.Name, why)
 			}
