@@ -536,7 +536,7 @@ var (
 	reStepBoundary = regexp.MustCompile(`^\s*(not\s+)?[\w.]*\bsync_gradients\s*$`)
 	reMainModule   = regexp.MustCompile(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
-	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(self\.)?(args\.)?(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
+	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.
 	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b|\b(num_processes|world_size)\s*(==|<=|<|>|>=|!=)\s*1\b`)
 	// reControlFlag: the Trainer's control and state flags are set by its callbacks on
@@ -862,7 +862,7 @@ var (
 	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
 	// that prepare or load one rather than run it.
 	reUtilityVerb = regexp.MustCompile(`(^|_)(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
-	reModelCall   = regexp.MustCompile(`^(self\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
+	reModelCall   = regexp.MustCompile(`^(\w+\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
 
 // optimStep reports an optimizer, scaler or engine step, or a diffusion scheduler's denoising
