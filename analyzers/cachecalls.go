@@ -159,7 +159,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: "listed in extra-helpers"})
 				continue
 			}
-			for _, r := range proj.resolveAll(f, c) {
+			for _, r := range append(proj.resolveAll(f, c), proj.callbacks(f, c)...) {
 				if r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
 					edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
 				}

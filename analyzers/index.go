@@ -102,6 +102,28 @@ func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
 	return out
 }
 
+// callbacks returns the project functions passed by name to a call
+// (`Thread(target=sync)`, `background_tasks.add_task(torch_gc)`, `executor.submit(free)`):
+// the callee runs them, so the call is taken to run them once.
+func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
+	if c.Args == nil || c.Args.Kind != "argument_list" {
+		return nil
+	}
+	var out []*funcRef
+	for _, a := range c.Args.NamedChildren() {
+		if a.Kind == "keyword_argument" {
+			a = a.ChildByField("value")
+		}
+		if a == nil || (a.Kind != "identifier" && a.Kind != "attribute") {
+			continue
+		}
+		if r := p.resolveName(f, c.Function, pyparse.DottedName(a, f.Src), 0); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // resolveAll is resolve plus, for `self.name()`, the overrides in subclasses.
 func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 	var out []*funcRef

@@ -38,3 +38,13 @@ def infer(loader, model, runner):
     for batch in loader:
         model.generate(batch)  # Hugging Face's generate, whatever the project defines: silent
         runner.run(batch)  # an unknown object's run: silent
+
+
+def release():
+    torch.cuda.empty_cache()
+
+
+def stream(loader, model, pool):
+    for batch in loader:
+        model(batch)
+        pool.submit(release)  # want "CL001 submit.. runs on every iteration|CL001 release.. runs on every iteration"
