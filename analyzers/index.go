@@ -347,6 +347,17 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 			return p.findMethod(cr.file, cr.cls, rest, 0)
 		}
 	}
+	// A parameter annotated with a project class: `def fit(trainer: Trainer): trainer.step()`.
+	if hasRest && !strings.Contains(rest, ".") {
+		for s := scope; s != nil; s = s.Parent {
+			if t, ok := s.ParamTypes[head]; ok {
+				if cr := p.lookupClass(f, t); cr != nil {
+					return p.findMethod(cr.file, cr.cls, rest, 0)
+				}
+				break
+			}
+		}
+	}
 	q, imported := f.Aliases[head]
 	if !imported {
 		// A method called on an instance whose class is plain to see:

@@ -62,6 +62,8 @@ type Function struct {
 	Parent     *Function // enclosing function for nested ones
 	Decorators []*Node   // decorator nodes, outermost first
 	Params     []string
+	// ParamTypes maps a parameter to the dotted text of its annotation (`trainer: Trainer`).
+	ParamTypes map[string]string
 	Async      bool
 }
 
@@ -200,7 +202,16 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 		fn.Async = n.HasChild("async")
 		if ps := n.ChildByField("parameters"); ps != nil {
 			for _, p := range ps.NamedChildren() {
-				fn.Params = append(fn.Params, paramName(p, src))
+				name := paramName(p, src)
+				fn.Params = append(fn.Params, name)
+				if p.Kind == "typed_parameter" || p.Kind == "typed_default_parameter" {
+					if t := DottedName(p.ChildByField("type").firstNamed(), src); t != "" {
+						if fn.ParamTypes == nil {
+							fn.ParamTypes = map[string]string{}
+						}
+						fn.ParamTypes[name] = t
+					}
+				}
 			}
 		}
 		f.funcByNode[n] = fn
@@ -223,6 +234,19 @@ func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
 		f.Calls = append(f.Calls, c)
 		f.callByNode[c.Node] = c
 	}
+}
+
+// firstNamed is a `type` node's expression (nil-safe).
+func (n *Node) firstNamed() *Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == "type" {
+		if c := n.NamedChildren(); len(c) > 0 {
+			return c[0]
+		}
+	}
+	return n
 }
 
 func paramName(p *Node, src []byte) string {

@@ -58,3 +58,14 @@ class SliderTrainer(BaseTrainer):
         loss.backward()
         self.optimizer.step()
         torch.cuda.empty_cache()
+
+
+class Cleaner:
+    def flush(self):
+        torch.cuda.empty_cache()
+
+
+def run_steps(loader, model, cleaner: Cleaner):
+    for batch in loader:
+        model(batch).backward()
+        cleaner.flush()  # want "CL001 flush.. runs on every iteration"
