@@ -161,7 +161,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		defer outFile.Close()
 		w = outFile
 	}
-	oo := output.Options{Color: useColor(cf.color, w), Version: Version, Cwd: res.Cwd, ProjectRoot: res.RootRel, UnsafeFixes: cf.unsafeFixes}
+	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel, UnsafeFixes: cf.unsafeFixes}
 	if cf.format == "github" {
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 			if sf, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {

@@ -16,9 +16,6 @@ import (
 	"github.com/cachelint/cachelint/internal/engine"
 )
 
-// Version is set at build time with -ldflags "-X github.com/cachelint/cachelint/internal/cli.Version=v1.2.3".
-var Version = "0.1.0-dev"
-
 // Exit codes, as ruff's.
 const (
 	exitClean    = 0
@@ -115,7 +112,7 @@ func run(ctx context.Context, an engine.Analysis, args []string, stdout, stderr 
 		if len(args) > 0 {
 			return usageErr("version takes no arguments")
 		}
-		fmt.Fprintf(stdout, "cachelint %s\n", Version)
+		fmt.Fprintf(stdout, "cachelint %s\n", currentVersion())
 		return nil
 	default: // help
 		fmt.Fprint(stdout, usage)

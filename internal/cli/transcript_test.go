@@ -77,7 +77,9 @@ func buildAndRun(m *testing.M) int {
 	if runtime.GOOS == "windows" {
 		cachelintBin += ".exe"
 	}
-	build := exec.Command("go", "build",
+	// -buildvcs=false: the commit would change the version line on every commit;
+	// TestVersion covers the VCS part.
+	build := exec.Command("go", "build", "-buildvcs=false",
 		"-ldflags", "-X github.com/cachelint/cachelint/internal/cli.Version="+testVersion,
 		"-o", cachelintBin, "github.com/cachelint/cachelint/cmd/cachelint")
 	if out, err := build.CombinedOutput(); err != nil {

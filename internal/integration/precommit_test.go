@@ -15,32 +15,76 @@ import (
 	"testing"
 )
 
-// TestPreCommitHook installs this checkout's hook with the real pre-commit, the way a
-// user's repository would, and runs it on staged files. It builds cachelint through
+// TestPreCommitHook installs this checkout's golang hook with the real pre-commit, the way
+// a user's repository would, and runs it on staged files. It builds cachelint through
 // pre-commit's `go install ./...`, so it takes a while on a cold build cache.
 func TestPreCommitHook(t *testing.T) {
+	preCommit := needPreCommit(t)
+	env := hookEnv(t)
+	run := preCommitProject(t, preCommit, "cachelint", env)
+	testHook(t, run)
+
+	// `go install ./...` installs every main package of the module: the bench tool must
+	// stay out of the hook's environment (its build tag keeps it out).
+	home := envValue(env, "PRE_COMMIT_HOME")
+	bins, err := filepath.Glob(filepath.Join(home, "*", "golangenv-*", "bin", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, b := range bins {
+		names = append(names, filepath.Base(b))
+	}
+	if len(names) != 1 || names[0] != "cachelint" {
+		t.Errorf("the golang hook installed %v under %s, want cachelint alone", names, home)
+	}
+}
+
+// TestPreCommitSystemHook runs the cachelint-system hook (language: system) with a built
+// cachelint on PATH and no Go there: the way a user who pip-installed cachelint runs it.
+func TestPreCommitSystemHook(t *testing.T) {
+	preCommit := needPreCommit(t)
+	binDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "cachelint"), "github.com/cachelint/cachelint/cmd/cachelint")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build cachelint: %v\n%s", err, out)
+	}
+	env := hookEnv(t)
+	path := withoutGo(binDir + string(os.PathListSeparator) + envValue(env, "PATH"))
+	env = setEnv(env, "PATH", path)
+	testHook(t, preCommitProject(t, preCommit, "cachelint-system", env))
+}
+
+func needPreCommit(t *testing.T) string {
+	t.Helper()
 	preCommit, err := exec.LookPath("pre-commit")
 	if err != nil {
-		t.Fatal("pre-commit is not on PATH: install it to run this test " +
+		t.Skip("pre-commit is not on PATH: install it to run this test " +
 			"(Debian/Ubuntu: apt-get install -y pre-commit; or pip install pre-commit). CI installs it in .ci/run.")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is not on PATH: install it (apt-get install -y git)")
+		t.Skip("git is not on PATH: install it (apt-get install -y git)")
 	}
-	env := hookEnv(t)
+	return preCommit
+}
+
+// preCommitProject makes a user's project that uses this checkout's hook id and returns a
+// function that runs `pre-commit run ID --files FILES...` in it.
+func preCommitProject(t *testing.T, preCommit, id string, env []string) func(files ...string) (string, int) {
+	t.Helper()
 	checkout := moduleRoot(t)
 	hookRepo, rev := snapshot(t, checkout, env)
 
 	proj := filepath.Join(t.TempDir(), "user project")
 	copyDir(t, filepath.Join("testdata", "precommit"), proj)
-	config := fmt.Sprintf("repos:\n  - repo: %q\n    rev: %s\n    hooks:\n      - id: cachelint\n", hookRepo, rev)
+	config := fmt.Sprintf("repos:\n  - repo: %q\n    rev: %s\n    hooks:\n      - id: %s\n", hookRepo, rev, id)
 	writeFile(t, filepath.Join(proj, ".pre-commit-config.yaml"), config)
 	git(t, proj, env, "init", "-q")
 	git(t, proj, env, "add", "-A")
 
-	run := func(files ...string) (string, int) {
+	return func(files ...string) (string, int) {
 		t.Helper()
-		args := append([]string{"run", "cachelint", "--color", "never", "--files"}, files...)
+		args := append([]string{"run", id, "--color", "never", "--files"}, files...)
 		cmd := exec.Command(preCommit, args...)
 		cmd.Dir = proj
 		cmd.Env = env
@@ -55,7 +99,10 @@ func TestPreCommitHook(t *testing.T) {
 		}
 		return string(out), code
 	}
+}
 
+// testHook runs a hook on the fixture project's files and checks what pre-commit says.
+func testHook(t *testing.T, run func(files ...string) (string, int)) {
 	t.Run("per-step empty_cache fails the commit", func(t *testing.T) {
 		out, code := run("bad.py")
 		if code == 0 || !strings.Contains(out, "CL001") || !strings.Contains(out, "bad.py") {
@@ -95,6 +142,38 @@ func TestPreCommitHook(t *testing.T) {
 			t.Fatalf("exit %d, want 0 and the hook skipped; output:\n%s", code, out)
 		}
 	})
+}
+
+// withoutGo returns path less every directory that holds a go command.
+func withoutGo(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, "go")); err == nil && !fi.IsDir() {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+func envValue(env []string, name string) string {
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// setEnv returns env with name set to value (replaced where it was set).
+func setEnv(env []string, name, value string) []string {
+	var out []string
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
 }
 
 // hookEnv is the environment for git and pre-commit: the caller's (so GOFLAGS, GOPROXY

@@ -1,5 +1,9 @@
+//go:build probecmd
+
 // Command probecmd runs `cachelint probe` on its own, for GPU machines where the full CLI
-// is not needed (it builds with CGO_ENABLED=0, so it runs on any glibc).
+// is not needed (it builds with CGO_ENABLED=0, so it runs on any glibc). The build tag keeps
+// it out of `go install ./...`, which is how pre-commit installs the golang hook:
+// go build -tags probecmd ./bench/gpu/probecmd.
 package main
 
 import (
