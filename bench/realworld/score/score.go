@@ -1,4 +1,6 @@
-package main
+// Package score compares cachelint's findings on real repositories with hand labels
+// (testdata/realworld/README.md); cmd/ is the command that runs it.
+package score
 
 import (
 	"bufio"
@@ -335,7 +337,8 @@ func (s *Score) Print(w io.Writer, verbose bool) {
 	}
 }
 
-func readLabelsFile(path string) ([]Label, error) {
+// ReadLabelsFile reads a labels file.
+func ReadLabelsFile(path string) ([]Label, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

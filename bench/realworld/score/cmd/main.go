@@ -1,9 +1,14 @@
+//go:build realworld
+
 // Command score runs a cachelint build over the materialised real-world trees and prints
 // precision and recall per rule and per pattern against testdata/realworld/labels.jsonl.
 //
 //	bench/realworld/materialise.sh /tmp/rw
 //	go build -o /tmp/cachelint ./cmd/cachelint
-//	go run ./bench/realworld/score -cachelint /tmp/cachelint -trees /tmp/rw [-v]
+//	go run -tags realworld ./bench/realworld/score/cmd -cachelint /tmp/cachelint -trees /tmp/rw [-v]
+//
+// The build tag keeps it out of `go install ./...` (the golang pre-commit hook installs
+// cachelint alone).
 package main
 
 import (
@@ -16,6 +21,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cachelint/cachelint/bench/realworld/score"
 )
 
 func main() {
@@ -35,12 +42,12 @@ func run(labelsPath, trees, bin, only string, verbose bool) error {
 	if trees == "" {
 		return errors.New("-trees is required (run bench/realworld/materialise.sh first)")
 	}
-	labels, err := readLabelsFile(labelsPath)
+	labels, err := score.ReadLabelsFile(labelsPath)
 	if err != nil {
 		return err
 	}
 	if only != "" {
-		var kept []Label
+		var kept []score.Label
 		for _, l := range labels {
 			if l.Repo == only {
 				kept = append(kept, l)
@@ -51,7 +58,7 @@ func run(labelsPath, trees, bin, only string, verbose bool) error {
 		}
 		labels = kept
 	}
-	results := map[string]RepoResult{}
+	results := map[string]score.RepoResult{}
 	for _, l := range labels {
 		if _, done := results[l.Repo]; done {
 			continue
@@ -63,7 +70,7 @@ func run(labelsPath, trees, bin, only string, verbose bool) error {
 		}
 		results[l.Repo] = res
 	}
-	s, err := Compute(labels, results)
+	s, err := score.Compute(labels, results)
 	if err != nil {
 		return err
 	}
@@ -73,8 +80,8 @@ func run(labelsPath, trees, bin, only string, verbose bool) error {
 
 // analyse runs check (with CL003, which is off by default) and calls over one tree, from
 // inside it so that paths come out relative to the repository root.
-func analyse(bin, tree string) (RepoResult, error) {
-	var res RepoResult
+func analyse(bin, tree string) (score.RepoResult, error) {
+	var res score.RepoResult
 	if fi, err := os.Stat(tree); err != nil || !fi.IsDir() {
 		return res, fmt.Errorf("no tree at %s (run bench/realworld/materialise.sh)", tree)
 	}
