@@ -432,27 +432,40 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 	return nil
 }
 
-// lookupClass finds a base class by its dotted name as written in f: a class of the same
-// file, an imported one, or a unique class of that name in the project.
+// lookupClass finds a class by its dotted name as written in f: a class of the same file, or
+// one imported into it (`from .models import Encoder`, `import models; models.Encoder`),
+// followed to the module the import names. A name that is neither is unknown: a class of
+// that name elsewhere in the project is no evidence (transformers' Trainer is not the
+// project's own Trainer).
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
-	name := dotted[strings.LastIndex(dotted, ".")+1:]
-	if !strings.Contains(dotted, ".") {
-		if cr := p.classIn(f, name); cr != nil {
+	if dotted == "" {
+		return nil
+	}
+	head, rest, dottedName := strings.Cut(dotted, ".")
+	if !dottedName {
+		if cr := p.classIn(f, head); cr != nil {
 			return cr
 		}
 	}
-	cands := p.classes[name]
-	if len(cands) == 1 {
-		return &cands[0]
+	q, imported := f.Aliases[head]
+	if !imported {
+		return nil
 	}
-	if q, ok := f.Aliases[strings.Split(dotted, ".")[0]]; ok {
-		parts := strings.Split(q, ".")
-		if len(parts) > 1 {
-			if file := p.moduleFile(f, strings.Join(parts[:len(parts)-1], ".")); file != "" {
-				if t := p.res.ByPath[file]; t != nil {
-					return p.classIn(t, name)
-				}
-			}
+	full := q
+	if dottedName {
+		full = q + "." + rest
+	}
+	body := strings.TrimLeft(full, ".")
+	mod, name := full[:len(full)-len(body)], body // `from . import Encoder`: the package itself
+	if j := strings.LastIndex(body, "."); j >= 0 {
+		mod, name = mod+body[:j], body[j+1:]
+	}
+	if mod == "" {
+		return nil
+	}
+	if file := p.moduleFile(f, mod); file != "" {
+		if t := p.res.ByPath[file]; t != nil {
+			return p.classIn(t, name)
 		}
 	}
 	return nil

@@ -18,3 +18,17 @@ def segment(frame):
 class Runner:
     def run(self, batch):
         torch.cuda.empty_cache()
+
+
+class Trainer:
+    """Named like transformers' Trainer, which the project imports."""
+
+    def _save_checkpoint(self, model, trial):
+        torch.cuda.empty_cache()
+
+
+class Offloader:
+    """Named like the project's own Offloader, which its file defines."""
+
+    def prepare(self):
+        pass
