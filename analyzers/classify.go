@@ -340,7 +340,11 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		case PerIteration:
 			r.Reason = fmt.Sprintf("inside the step loop at line %d (`%s`), which %s", gov.Node.Line(), gov.Header, gov.Why)
 		case PerEpoch:
-			r.Reason = fmt.Sprintf("inside the epoch loop at line %d (`%s`, %s) but outside its step loop", gov.Node.Line(), gov.Header, gov.Why)
+			kind := "outer"
+			if gov.Why == "iterates epochs" {
+				kind = "epoch"
+			}
+			r.Reason = fmt.Sprintf("inside the %s loop at line %d (`%s`, %s) but outside its step loop", kind, gov.Node.Line(), gov.Header, gov.Why)
 		default:
 			r.Reason = fmt.Sprintf("inside the loop at line %d (`%s`), which is neither a step nor an epoch loop", gov.Node.Line(), gov.Header)
 		}

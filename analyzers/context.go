@@ -586,7 +586,7 @@ func loopVarCompared(f *pyparse.File, cond *pyparse.Node) bool {
 }
 
 var (
-	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|data_?iter|dataiter|iterator|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
+	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|timesteps|sigmas|data_?iter|dataiter|iterator|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
 	reEpochIter = regexp.MustCompile(`(?i)epoch`)
 	reStepWhile = regexp.MustCompile(`(?i)(step|iter|\bbatch(es)?\b|batch_idx|num_batches)`)
 )

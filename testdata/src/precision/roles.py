@@ -67,3 +67,23 @@ def sweep(models, loader, optimizer):
             torch.cuda.empty_cache()  # want "CL001 .*step loop at line 64"
         del model
         torch.cuda.empty_cache()  # a model switch: silent
+
+
+def do_sample(mmdit, x, sigmas):
+    for i in range(len(sigmas) - 1):
+        x = mmdit(x, sigmas[i])
+    return x
+
+
+def decode(vae, x):
+    return vae.decoder(x)
+
+
+def sample_one(mmdit, vae, x, sigmas):
+    return decode(vae, do_sample(mmdit, x, sigmas))
+
+
+def sample_all(mmdit, vae, prompts, sigmas):
+    for prompt in prompts:
+        sample_one(mmdit, vae, prompt, sigmas)
+        torch.cuda.empty_cache()  # want "CL003 .*outer loop at line 87"
