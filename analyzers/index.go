@@ -24,6 +24,12 @@ type project struct {
 	classes map[string][]classRef
 	// subclasses lists the project classes that name each class as a base.
 	subclasses map[*pyparse.Class][]classRef
+	// attrClasses caches, per class, the project class bound to each `self.attr` in its own
+	// methods (nil when two bindings disagree).
+	attrClasses map[*pyparse.Class]map[string]*classRef
+	// funcNames holds every function name of the parsed files: an argument that names none
+	// cannot be a callback of the project's.
+	funcNames map[string]bool
 	// names bound by simple assignment at any level of a file: name -> dotted expression.
 	assigns map[*pyparse.File]map[string]string
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
@@ -66,6 +72,13 @@ func (p *project) reindex() {
 			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
 		}
 		p.assigns[f] = simpleAssignments(f)
+	}
+	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
+	p.funcNames = map[string]bool{}
+	for _, f := range p.res.Files {
+		for _, fn := range f.Functions {
+			p.funcNames[fn.Name] = true
+		}
 	}
 	p.subclasses = map[*pyparse.Class][]classRef{}
 	for _, crs := range p.classes {
@@ -115,6 +128,13 @@ func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			a = a.ChildByField("value")
 		}
 		if a == nil || (a.Kind != "identifier" && a.Kind != "attribute") {
+			continue
+		}
+		if last := a; last.Kind == "attribute" {
+			if attr := last.ChildByField("attribute"); attr == nil || !p.funcNames[attr.Text(f.Src)] {
+				continue
+			}
+		} else if !p.funcNames[a.Text(f.Src)] {
 			continue
 		}
 		if r := p.resolveName(f, c.Function, pyparse.DottedName(a, f.Src), 0); r != nil {
@@ -478,34 +498,13 @@ func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr strin
 	if depth > 8 {
 		return nil
 	}
-	var found *classRef
-	ambiguous := false
-	for _, m := range cls.Methods {
-		m.Body.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-				return n == m.Body
-			}
-			if n.Kind != "assignment" {
-				return true
-			}
-			l, r := n.ChildByField("left"), n.ChildByField("right")
-			if l == nil || r == nil || l.Text(f.Src) != "self."+attr || r.Kind != "call" {
-				return true
-			}
-			if cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src)); cr != nil {
-				if found != nil && found.cls != cr.cls {
-					ambiguous = true
-				}
-				found = cr
-			}
-			return true
-		})
+	own, done := p.attrClasses[cls]
+	if !done {
+		own = p.bindAttributes(f, cls)
+		p.attrClasses[cls] = own
 	}
-	if ambiguous {
-		return nil
-	}
-	if found != nil {
-		return found
+	if cr, bound := own[attr]; bound {
+		return cr // nil when ambiguous
 	}
 	for _, b := range cls.Bases {
 		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
@@ -515,6 +514,41 @@ func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr strin
 		}
 	}
 	return nil
+}
+
+// bindAttributes reads every `self.attr = Class(...)` in the methods of cls, once.
+func (p *project) bindAttributes(f *pyparse.File, cls *pyparse.Class) map[string]*classRef {
+	out := map[string]*classRef{}
+	for _, m := range cls.Methods {
+		m.Body.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+				return n == m.Body
+			}
+			if n.Kind != "assignment" {
+				return true
+			}
+			l, r := n.ChildByField("left"), n.ChildByField("right")
+			if l == nil || r == nil || l.Kind != "attribute" || r.Kind != "call" {
+				return true
+			}
+			lt := l.Text(f.Src)
+			attr, ok := strings.CutPrefix(lt, "self.")
+			if !ok || strings.Contains(attr, ".") {
+				return true
+			}
+			cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src))
+			if cr == nil {
+				return true
+			}
+			if prev, seen := out[attr]; seen && (prev == nil || prev.cls != cr.cls) {
+				out[attr] = nil
+			} else if !seen {
+				out[attr] = cr
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // findMethod looks a method up in cls and then its bases (depth-first, like a simple MRO).
