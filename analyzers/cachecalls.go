@@ -95,11 +95,19 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 				fresh = append(fresh, fn.Name)
 			}
 		}
-		if len(fresh) == 0 {
+		wanted := make([]string, 0, len(proj.want))
+		for file := range proj.want {
+			wanted = append(wanted, file)
+		}
+		if len(fresh) == 0 && len(wanted) == 0 {
 			break
 		}
 		before := res.Parsed
 		if err := res.ParseMatching(ctx, fresh); err != nil {
+			return nil, err
+		}
+		// Modules a binding led to, whatever they mention (index.go: project.want).
+		if err := res.ParseFiles(ctx, wanted); err != nil {
 			return nil, err
 		}
 		if res.Parsed == before {

@@ -98,6 +98,73 @@ type classifier struct {
 	runsStepCache map[*pyparse.Function]string
 	runsWhole     map[*pyparse.Function]bool
 	resolved      map[*pyparse.Node]*funcRef
+	// registered maps the functions handed to a torch hook registrar to their registration
+	// (built on first use).
+	registered map[*pyparse.Function]*registration
+}
+
+// registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
+type registration struct {
+	file *pyparse.File
+	call *pyparse.Call
+	why  string
+}
+
+// registrations finds every function the parsed files hand to a torch hook registrar
+// (registrars), resolved by binding: `register_forward_hook(self._hook)`,
+// `register_hook(functools.partial(clear, name))`.
+func (a *classifier) registrations() map[*pyparse.Function]*registration {
+	if a.registered != nil {
+		return a.registered
+	}
+	a.registered = map[*pyparse.Function]*registration{}
+	p := a.g.Project
+	for _, f := range p.res.Files {
+		for _, c := range f.Calls {
+			why, ok := registrars[c.Callee[strings.LastIndex(c.Callee, ".")+1:]]
+			if !ok || c.Args == nil {
+				continue
+			}
+			hook := hookArgument(f, c.Args)
+			if hook == nil {
+				continue
+			}
+			if r := p.resolveName(f, c.Function, pyparse.DottedName(hook, f.Src), 0); r != nil {
+				if _, seen := a.registered[r.fn]; !seen {
+					a.registered[r.fn] = &registration{file: f, call: c, why: why}
+				}
+			}
+		}
+	}
+	return a.registered
+}
+
+// hookArgument is the function a registrar is given: its first positional argument or
+// `hook=`, seen through `functools.partial(fn, ...)`.
+func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
+	var hook *pyparse.Node
+	for i, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" {
+			if n := a.ChildByField("name"); n != nil && n.Text(f.Src) == "hook" {
+				hook = a.ChildByField("value")
+			}
+			continue
+		}
+		if i == 0 {
+			hook = a
+		}
+	}
+	if hook != nil && hook.Kind == "call" {
+		if fn := hook.ChildByField("function"); fn != nil && strings.HasSuffix(f.Qualify(pyparse.DottedName(fn, f.Src)), "functools.partial") {
+			if inner := hook.ChildByField("arguments"); inner != nil && len(inner.NamedChildren()) > 0 {
+				hook = inner.NamedChildren()[0]
+			}
+		}
+	}
+	if hook == nil || (hook.Kind != "identifier" && hook.Kind != "attribute") {
+		return nil
+	}
+	return hook
 }
 
 func runClassify(pass *driver.Pass) (any, error) {
@@ -349,7 +416,12 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 			r.Reason = fmt.Sprintf("inside the loop at line %d (`%s`), which is neither a step nor an epoch loop", gov.Node.Line(), gov.Header)
 		}
 	} else if fn != nil {
-		if kind, why, period := a.hookOf(f, fn); kind != notHook {
+		if reg := a.registrations()[fn]; reg != nil {
+			base = PerIteration
+			r.Hook = "torch hook"
+			r.Reason = fmt.Sprintf("in `%s`, registered at %s:%d (`%s`): %s", fn.Name, filepath.Base(reg.file.Path),
+				reg.call.Node.Line(), shorten(reg.call.Node.Text(reg.file.Src)), reg.why)
+		} else if kind, why, period := a.hookOf(f, fn); kind != notHook {
 			r.Hook = why
 			switch kind {
 			case perStepHook:

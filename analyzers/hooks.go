@@ -100,6 +100,29 @@ var hookFamilies = []hookFamily{
 	},
 }
 
+// registrars are the torch methods that register a function PyTorch then calls by itself,
+// by the method's name: Module._call_impl runs every forward pre-hook and forward hook on
+// each call of the module (torch/nn/modules/module.py), autograd runs backward hooks and
+// Tensor.register_hook hooks on each backward (torch/utils/hooks.py, torch/_tensor.py), and
+// Optimizer.step runs its step pre- and post-hooks on each step (torch/optim/optimizer.py,
+// the `profile_hook_step` wrapper).
+var registrars = map[string]string{
+	"register_forward_pre_hook":          "PyTorch runs a forward pre-hook on every forward of its module",
+	"register_forward_hook":              "PyTorch runs a forward hook on every forward of its module",
+	"register_module_forward_pre_hook":   "PyTorch runs a global forward pre-hook on every forward of every module",
+	"register_module_forward_hook":       "PyTorch runs a global forward hook on every forward of every module",
+	"register_full_backward_pre_hook":    "PyTorch runs a backward pre-hook on every backward through its module",
+	"register_full_backward_hook":        "PyTorch runs a backward hook on every backward through its module",
+	"register_backward_hook":             "PyTorch runs a backward hook on every backward through its module",
+	"register_module_full_backward_hook": "PyTorch runs a global backward hook on every backward of every module",
+	"register_hook":                      "PyTorch runs a tensor hook on every backward through the tensor",
+	"register_post_accumulate_grad_hook": "PyTorch runs it on every backward, when the gradient is accumulated",
+	"register_step_pre_hook":             "the optimizer runs a step pre-hook on every step",
+	"register_step_post_hook":            "the optimizer runs a step post-hook on every step",
+	"register_optimizer_step_pre_hook":   "every optimizer runs a global step pre-hook on every step",
+	"register_optimizer_step_post_hook":  "every optimizer runs a global step post-hook on every step",
+}
+
 // methodHook classifies a method by name and (qualified) base classes.
 func methodHook(name string, bases []string, stepNames map[string]bool) (hookKind, string) {
 	if stepNames[name] {

@@ -3,6 +3,7 @@ package analyzers
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +36,11 @@ type project struct {
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
 	byBase   map[string][]string
 	modCache map[string]string
+	// devices caches deviceReturn: the torch device module a function returns ("" none).
+	devices map[*pyparse.Function]string
+	// want collects the unparsed project modules a binding led to (a function called for
+	// its device module, a package re-exporting a helper): CacheCalls parses them next.
+	want map[string]bool
 }
 
 type classRef struct {
@@ -74,6 +80,8 @@ func (p *project) reindex() {
 		p.assigns[f] = simpleAssignments(f)
 	}
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
+	p.devices = map[*pyparse.Function]string{}
+	p.want = map[string]bool{}
 	p.funcNames = map[string]bool{}
 	for _, f := range p.res.Files {
 		for _, fn := range f.Functions {
@@ -182,12 +190,53 @@ func simpleAssignments(f *pyparse.File) map[string]string {
 		if left.Kind != "identifier" {
 			return true
 		}
+		if fn := partialOf(f, right); fn != nil {
+			// step = functools.partial(clear, device): calling step calls clear.
+			if d := pyparse.DottedName(fn, f.Src); d != "" {
+				out[name] = d
+			}
+			return true
+		}
 		if d := receiverName(f, right); d != "" {
 			out[name] = d
 		}
 		return true
 	})
 	return out
+}
+
+// partialOf is the function a `functools.partial(fn, ...)` call wraps, or nil.
+func partialOf(f *pyparse.File, n *pyparse.Node) *pyparse.Node {
+	if n == nil || n.Kind != "call" {
+		return nil
+	}
+	fn := n.ChildByField("function")
+	if fn == nil || f.Qualify(pyparse.DottedName(fn, f.Src)) != "functools.partial" {
+		return nil
+	}
+	if args := n.ChildByField("arguments"); args != nil {
+		if a := args.NamedChildren(); len(a) > 0 && a[0].Kind != "keyword_argument" {
+			return a[0]
+		}
+	}
+	return nil
+}
+
+// paramDefault is the default value of a parameter of fn (`def train(cleanup=clear)`), or nil.
+func paramDefault(fn *pyparse.Function, name string, src []byte) *pyparse.Node {
+	params := fn.Node.ChildByField("parameters")
+	if params == nil {
+		return nil
+	}
+	for _, p := range params.NamedChildren() {
+		if p.Kind != "default_parameter" && p.Kind != "typed_default_parameter" {
+			continue
+		}
+		if n := p.ChildByField("name"); n != nil && n.Text(src) == name {
+			return p.ChildByField("value")
+		}
+	}
+	return nil
 }
 
 // receiverName renders an expression the way callee names are rendered, with
@@ -236,7 +285,109 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 			}
 		}
 	}
+	if dev, ok := p.deviceCall(f, c.Function, d); ok {
+		return dev
+	}
 	return f.Qualify(d)
+}
+
+// deviceCall rewrites `get_device_module().empty_cache` (directly or through
+// `device = get_torch_device()`) when the project function returns a torch device module:
+// verl's `get_torch_device()` returns `getattr(torch, name)` or `torch.cuda`. A function in
+// a module not parsed yet is put on the want list when the call empties a cache.
+func (p *project) deviceCall(f *pyparse.File, scope *pyparse.Function, d string) (string, bool) {
+	i := strings.Index(d, "().")
+	if i <= 0 || strings.Contains(d[:i], "(") {
+		return "", false
+	}
+	fn, rest := d[:i], d[i+2:]
+	if q := f.Qualify(fn); q == "torch.get_device_module" || q == "get_accelerator" || strings.HasSuffix(q, ".get_accelerator") {
+		return "", false
+	}
+	r := p.resolveName(f, scope, fn, 0)
+	if r == nil {
+		if strings.HasSuffix(rest, ".empty_cache") {
+			p.wantModuleOf(f, fn)
+		}
+		return "", false
+	}
+	if dev := p.deviceReturn(r); dev != "" {
+		return dev + rest, true
+	}
+	return "", false
+}
+
+// deviceReturn is the torch device module a function returns (`torch.cuda`,
+// "getattr(torch)" for `getattr(torch, name)`, `torch.get_device_module()`), or "".
+// `torch.cuda` wins over the others: it is what runs on an NVIDIA GPU.
+func (p *project) deviceReturn(r *funcRef) string {
+	if dev, done := p.devices[r.fn]; done {
+		return dev
+	}
+	p.devices[r.fn] = ""
+	dev := ""
+	r.fn.Body.Walk(func(n *pyparse.Node) bool {
+		switch n.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return false
+		case "return_statement":
+			v := n.NamedChildren()
+			if len(v) != 1 {
+				return false
+			}
+			if m := p.deviceModule(r.file, v[0]); m != "" && (dev == "" || m == "torch.cuda") {
+				dev = m
+			}
+			return false
+		}
+		return true
+	})
+	p.devices[r.fn] = dev
+	return dev
+}
+
+// deviceModule says which torch device module an expression is, through the file's
+// imports and simple assignments (`_DEVICE = torch.cuda`); "" when it is none.
+func (p *project) deviceModule(f *pyparse.File, n *pyparse.Node) string {
+	v := receiverName(f, n)
+	if a, ok := p.assigns[f][v]; ok && n.Kind == "identifier" {
+		v = a
+	}
+	if v == "getattr(torch)" {
+		return v
+	}
+	q := f.Qualify(v)
+	if q == "torch.get_device_module()" || strings.HasPrefix(q, "torch.") && !strings.Contains(q, "(") && strings.Count(q, ".") == 1 {
+		return q
+	}
+	return ""
+}
+
+// wantModuleOf puts on the want list the unparsed project module that an imported dotted
+// name (`get_torch_device`, `utils.get_torch_device`) comes from.
+func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
+	head, rest, hasRest := strings.Cut(dotted, ".")
+	q, imported := f.Aliases[head]
+	if !imported {
+		return
+	}
+	if hasRest {
+		q += "." + rest
+	}
+	parts := strings.Split(strings.TrimLeft(q, "."), ".")
+	dots := q[:len(q)-len(strings.TrimLeft(q, "."))]
+	for cut := len(parts) - 1; cut >= 0; cut-- {
+		mod := dots + strings.Join(parts[:cut], ".")
+		if mod == "" {
+			continue
+		}
+		if file := p.moduleFile(f, mod); file != "" {
+			if p.res.ByPath[file] == nil {
+				p.want[file] = true
+			}
+			return
+		}
+	}
 }
 
 // moduleFile finds the file of a module imported from `from`: relative imports against the
@@ -344,6 +495,15 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		return nil
 	}
 	if !hasRest {
+		// A parameter whose default is a function: `def train(loader, cleanup=clear)`.
+		for s := scope; s != nil; s = s.Parent {
+			if slices.Contains(s.Params, head) {
+				if v := paramDefault(s, head, f.Src); v != nil && (v.Kind == "identifier" || v.Kind == "attribute") {
+					return p.resolveName(f, s.Parent, pyparse.DottedName(v, f.Src), depth+1)
+				}
+				return nil
+			}
+		}
 		// Nested functions of enclosing scopes, then module-level functions.
 		for s := scope; s != nil; s = s.Parent {
 			for _, fn := range f.Functions {
@@ -359,6 +519,14 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		}
 		if a, ok := p.assigns[f][head]; ok && a != head {
 			return p.resolveName(f, scope, a, depth+1)
+		}
+		if _, imported := f.Aliases[head]; !imported {
+			// A package that re-exports its modules: `from .memory_utils import *`.
+			for _, imp := range f.StarImports {
+				if r := p.resolveQualified(f, imp.Qualified+"."+head, depth+1); r != nil {
+					return r
+				}
+			}
 		}
 	}
 	// Class.method called on the class itself.
@@ -417,7 +585,12 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 		}
 		target := p.res.ByPath[file]
 		if target == nil {
-			return nil // the module exists but mentions no helper name: cannot be a helper
+			// The module mentions no helper name, so it defines none; it may re-export
+			// one (`from .memory_utils import *`) when the name is a function's elsewhere.
+			if p.funcNames[parts[len(parts)-1]] {
+				p.want[file] = true
+			}
+			return nil
 		}
 		names := parts[cut:]
 		switch len(names) {

@@ -132,6 +132,8 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 			msg = fmt.Sprintf("%s runs on every iteration of %s", subj, where(r))
 		case r.Hook == "step function":
 			msg = fmt.Sprintf("%s runs on every step: %s", subj, r.Reason[3:])
+		case r.Hook == "torch hook":
+			msg = fmt.Sprintf("%s runs on every forward or step: %s", subj, r.Reason[3:])
 		case r.Hook == "step-loop-names":
 			msg = fmt.Sprintf("%s runs on every training step: `%s` runs once per step (step-loop-names)", subj, r.Call.Function.Name)
 		default:

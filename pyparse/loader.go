@@ -135,6 +135,31 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	return ctx.Err()
 }
 
+// ParseFiles parses the named files that are still pending, whatever they mention: a module
+// the analysis has to read to follow a binding (a function returning a device module, a
+// package re-exporting a helper through `from .mod import *`). Paths not pending are skipped.
+func (r *Result) ParseFiles(ctx context.Context, paths []string) error {
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	var chosen, rest []string
+	for _, p := range r.pending {
+		if want[p] {
+			chosen = append(chosen, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(chosen) == 0 {
+		return nil
+	}
+	r.pending = chosen
+	err := r.ParseMatching(ctx, []string{""})
+	r.pending = append(rest, r.pending...)
+	return err
+}
+
 func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *identSet) (o struct {
 	file *File
 	fail *Failure

@@ -24,10 +24,13 @@ type File struct {
 	Imports []Import
 	// Aliases maps a local name to the dotted name it stands for (`t` -> `torch`,
 	// `ec` -> `torch.cuda.empty_cache`, `cuda` -> `torch.cuda`). Later bindings win.
-	Aliases   map[string]string
-	Functions []*Function
-	Classes   []*Class
-	Calls     []*Call
+	Aliases map[string]string
+	// StarImports are the `from mod import *` statements: their Name is "*", and they bind
+	// no alias (what they bind is known only from mod).
+	StarImports []Import
+	Functions   []*Function
+	Classes     []*Class
+	Calls       []*Call
 
 	// TokenFile positions this file in an analysis Pass's FileSet (set by the Analyzer).
 	TokenFile *token.File
@@ -340,6 +343,11 @@ func (f *File) addImportFrom(n *Node) {
 		module = "__future__"
 	}
 	prefix := strings.Repeat(".", level)
+	for _, c := range n.Children {
+		if c.Kind == "wildcard_import" {
+			f.StarImports = append(f.StarImports, Import{Local: "*", Qualified: prefix + module, Module: module, Level: level, Name: "*", Node: n})
+		}
+	}
 	for _, c := range n.ChildrenByField("name") {
 		var name, alias string
 		switch c.Kind {

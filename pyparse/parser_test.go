@@ -54,6 +54,20 @@ def f():
 	}
 }
 
+func TestStarImports(t *testing.T) {
+	f := parse(t, "from .memory_utils import *\nfrom torch import *\nfrom a import b\n")
+	var got []string
+	for _, imp := range f.StarImports {
+		got = append(got, imp.Qualified)
+	}
+	if strings.Join(got, ",") != ".memory_utils,torch" {
+		t.Errorf("star imports = %v, want [.memory_utils torch]", got)
+	}
+	if _, bound := f.Aliases["*"]; bound {
+		t.Error("a star import bound the name *")
+	}
+}
+
 func TestFunctionsClassesCalls(t *testing.T) {
 	f := parse(t, `class Trainer(pl.LightningModule, metaclass=M):
     @torch.no_grad()

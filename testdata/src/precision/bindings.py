@@ -1,0 +1,102 @@
+"""Class 5: calls reached through device namespaces, torch hook registrars, partials and
+parameter defaults."""
+import functools
+
+import torch
+from torch.mps import empty_cache as mps_empty
+
+_DEVICE = torch.cuda
+
+
+def get_device_module(name="cuda"):
+    return getattr(torch, name)
+
+
+def get_torch_device():
+    try:
+        return getattr(torch, "npu")
+    except AttributeError:
+        return torch.cuda
+
+
+def get_logger():
+    return None
+
+
+def train_namespace(loader, model, opt):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        get_device_module().empty_cache()  # want "CL001 getattr.torch"
+
+
+def train_module_alias(loader, model, opt):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        _DEVICE.empty_cache()  # want "CL001 torch.cuda.empty_cache"
+
+
+def train_imported_function(loader, model, opt):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        mps_empty()  # want "CL001 torch.mps.empty_cache"
+
+
+def train_bound_device(loader, model, opt):
+    device = get_torch_device()
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        device.empty_cache()  # want "CL001 torch.cuda.empty_cache"
+
+
+def train_look_alike(loader, model, opt, cache):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        get_logger().empty_cache()  # returns no device module: silent
+        cache.empty_cache()  # an unknown object: silent
+
+
+def _hook(module, inputs, output):
+    torch.cuda.empty_cache()  # want "CL001 .*registered at bindings.py:68 .*every forward of its module"
+
+
+def attach(model):
+    model.register_forward_hook(_hook)
+
+
+def _on_load(module, state):
+    torch.cuda.empty_cache()  # a load-time hook is no per-step hook: silent
+
+
+def attach_load(model):
+    model.register_load_state_dict_post_hook(_on_load)
+
+
+def clear():
+    torch.cuda.empty_cache()
+
+
+def train_partial(loader, model, opt):
+    cleanup = functools.partial(clear)
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        cleanup()  # want "CL001 clear.. runs on every iteration"
+
+
+def train_default(loader, model, opt, cleanup=clear):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        cleanup()  # want "CL001 clear.. runs on every iteration"
+
+
+def train_shadowed(loader, model, opt, clear):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        clear()  # a parameter, not the module's clear(): silent
