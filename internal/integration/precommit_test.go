@@ -88,16 +88,7 @@ func preCommitProject(t *testing.T, preCommit, id string, env []string) func(fil
 		cmd := exec.Command(preCommit, args...)
 		cmd.Dir = proj
 		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatalf("pre-commit %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-			code = ee.ExitCode()
-		}
-		return string(out), code
+		return runExit(t, cmd)
 	}
 }
 
@@ -142,6 +133,22 @@ func testHook(t *testing.T, run func(files ...string) (string, int)) {
 			t.Fatalf("exit %d, want 0 and the hook skipped; output:\n%s", code, out)
 		}
 	})
+}
+
+// runExit runs cmd and returns its combined output and exit code; a command that cannot
+// be started fails the test.
+func runExit(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	return "", 0
 }
 
 // withoutGo returns path less every directory that holds a go command.
