@@ -148,23 +148,30 @@ func needVenv(t *testing.T) string {
 // wheel with the writer dist.sh runs.
 func buildWheel(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "cachelint")
-	build := exec.Command("go", "build", "-trimpath", "-tags", "glibc228",
-		"-ldflags", "-X github.com/cachelint/cachelint/internal/cli.Version="+wheelVersion,
-		"-o", bin, "github.com/cachelint/cachelint/cmd/cachelint")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build cachelint: %v\n%s", err, out)
-	}
+	bin := buildRelease(t, wheelVersion)
 	platform, err := release.PlatformTag(runtime.GOOS, runtime.GOARCH)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whl, err := release.Wheel{Version: wheelVersion, Platform: platform, Binary: bin}.Write(dir)
+	whl, err := release.Wheel{Version: wheelVersion, Platform: platform, Binary: bin}.Write(filepath.Dir(bin))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return whl
+}
+
+// buildRelease builds cachelint for this machine the way scripts/dist.sh does, with
+// version stamped.
+func buildRelease(t *testing.T, version string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cachelint")
+	build := exec.Command("go", "build", "-trimpath", "-tags", "glibc228",
+		"-ldflags", "-X github.com/cachelint/cachelint/internal/cli.Version="+version,
+		"-o", bin, "github.com/cachelint/cachelint/cmd/cachelint")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build cachelint: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // installWheel checks whl against PEP 427, makes a virtualenv in dir and pip-installs
