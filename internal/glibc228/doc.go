@@ -9,15 +9,19 @@
 // functions themselves are as old as the architecture. Nothing in cachelint uses a newer
 // function: Go's runtime/cgo starts threads, purego dlopens libcuda.so.1 for probe.
 //
-// What it does: the linker is told to route those references (-Wl,--wrap=NAME) to the
-// __wrap_NAME functions of compat.c, which call NAME bound with .symver to the oldest
-// version, the one every glibc of the architecture has (GLIBC_2.2.5 on amd64,
-// GLIBC_2.17 on arm64). libpthread.so.0 and libdl.so.2 are linked in as well: a glibc
-// before 2.34 defines those old versions there, and from 2.34 on they are empty stubs.
+// What it does: compat.c defines each of those functions under its own name, hidden, so the
+// executable's references (the C start files', runtime/cgo's, purego's) bind to it; it
+// calls the glibc function bound with .symver to the oldest version, the one every glibc
+// of the architecture has (GLIBC_2.2.5 on amd64, GLIBC_2.17 on arm64). Hidden, they are not
+// exported, so libraries loaded later (libcuda.so.1) still call glibc's own. libpthread.so.0
+// and libdl.so.2 are linked in as well: a glibc before 2.34 defines those old versions
+// there, and from 2.34 on they are empty stubs. The list is exactly what a bookworm build
+// needs above 2.28 (readelf -V); scripts/dist.sh fails, naming the symbols, if a new one
+// appears.
 //
 // __libc_start_main is the one whose meaning changed: from 2.34 the start file passes no
 // init function and libc runs the program's DT_INIT and init array itself, while an
-// older libc runs only the init function it is given. The wrapper therefore passes one
+// older libc runs only the init function it is given. The stand-in therefore passes one
 // that does what the old start files' __libc_csu_init did (_init, then the init array);
 // a newer libc, handed an init function, runs it instead of its own, so the constructors
 // run once on either.
