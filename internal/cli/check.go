@@ -163,6 +163,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	}
 	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel, UnsafeFixes: cf.unsafeFixes}
 	if cf.format == "github" {
+		oo.Workspace = os.Getenv("GITHUB_WORKSPACE")
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
 			if sf, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 				defer sf.Close()

@@ -40,19 +40,28 @@ func TestPreCommitHook(t *testing.T) {
 	}
 }
 
-// TestPreCommitSystemHook runs the cachelint-system hook (language: system) with a built
-// cachelint on PATH and no Go there: the way a user who pip-installed cachelint runs it.
+// TestPreCommitSystemHook runs the cachelint-system hook (language: system) the way a user
+// who pip-installed cachelint runs it: the wheel installed into a virtualenv whose bin is
+// on PATH, and no Go there.
 func TestPreCommitSystemHook(t *testing.T) {
 	preCommit := needPreCommit(t)
-	binDir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "cachelint"), "github.com/cachelint/cachelint/cmd/cachelint")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build cachelint: %v\n%s", err, out)
+	python := needVenv(t)
+	venv, err := installWheel(python, buildWheel(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	env := hookEnv(t)
-	path := withoutGo(binDir + string(os.PathListSeparator) + envValue(env, "PATH"))
-	env = setEnv(env, "PATH", path)
-	testHook(t, preCommitProject(t, preCommit, "cachelint-system", env))
+	noGo := withoutGo(envValue(env, "PATH"))
+	run := preCommitProject(t, preCommit, "cachelint-system", setEnv(env, "PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+noGo))
+	testHook(t, run)
+
+	t.Run("without cachelint on PATH the hook says so", func(t *testing.T) {
+		run := preCommitProject(t, preCommit, "cachelint-system", setEnv(env, "PATH", noGo))
+		out, code := run("bad.py")
+		if code == 0 || !strings.Contains(out, "Executable `cachelint` not found") {
+			t.Fatalf("exit %d, want non-zero and pre-commit's executable-not-found message; output:\n%s", code, out)
+		}
+	})
 }
 
 func needPreCommit(t *testing.T) string {
@@ -88,16 +97,7 @@ func preCommitProject(t *testing.T, preCommit, id string, env []string) func(fil
 		cmd := exec.Command(preCommit, args...)
 		cmd.Dir = proj
 		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatalf("pre-commit %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
-			code = ee.ExitCode()
-		}
-		return string(out), code
+		return runExit(t, cmd)
 	}
 }
 
@@ -142,6 +142,22 @@ func testHook(t *testing.T, run func(files ...string) (string, int)) {
 			t.Fatalf("exit %d, want 0 and the hook skipped; output:\n%s", code, out)
 		}
 	})
+}
+
+// runExit runs cmd and returns its combined output and exit code; a command that cannot
+// be started fails the test.
+func runExit(t *testing.T, cmd *exec.Cmd) (string, int) {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	return "", 0
 }
 
 // withoutGo returns path less every directory that holds a go command.

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ func githubCommand(s rules.Severity) string {
 
 func printGitHub(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Options) error {
 	for _, f := range fs {
-		props := []string{"file=" + escapeProperty(slashPath(f.File))}
+		props := []string{"file=" + escapeProperty(githubPath(f.File, opts))}
 		add := func(name string, v int) {
 			if v > 0 {
 				props = append(props, name+"="+strconv.Itoa(v))
@@ -48,15 +49,36 @@ func printGitHub(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Op
 		fmt.Fprintf(b, "::%s %s::%s\n", githubCommand(f.Severity), strings.Join(props, ","), escapeData(f.Message))
 	}
 	if opts.StepSummary != nil {
-		if _, err := opts.StepSummary.Write(stepSummary(fs)); err != nil {
+		if _, err := opts.StepSummary.Write(stepSummary(fs, opts)); err != nil {
 			return fmt.Errorf("write step summary: %w", err)
 		}
 	}
 	return nil
 }
 
+// githubPath is file as the runner reads an annotation's path: relative to
+// opts.Workspace when the file is inside it. A relative path is relative to opts.Cwd; one
+// outside the workspace is written absolute, which the runner keeps as it is.
+func githubPath(file string, opts Options) string {
+	if opts.Workspace == "" {
+		return slashPath(file)
+	}
+	abs := file
+	if !filepath.IsAbs(abs) {
+		if opts.Cwd == "" {
+			return slashPath(file)
+		}
+		abs = filepath.Join(opts.Cwd, file)
+	}
+	rel, err := filepath.Rel(opts.Workspace, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return slashPath(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
 // stepSummary renders the Markdown appended to $GITHUB_STEP_SUMMARY.
-func stepSummary(fs []report.Finding) []byte {
+func stepSummary(fs []report.Finding, opts Options) []byte {
 	var b bytes.Buffer
 	b.WriteString("## cachelint\n\n")
 	if len(fs) == 0 {
@@ -66,7 +88,7 @@ func stepSummary(fs []report.Finding) []byte {
 	fmt.Fprintf(&b, "Found %d %s.\n\n", len(fs), plural(len(fs), "error", "errors"))
 	b.WriteString("| Code | Location | Message |\n| --- | --- | --- |\n")
 	for _, f := range fs {
-		loc := slashPath(f.File) + ":"
+		loc := githubPath(f.File, opts) + ":"
 		if f.Cell > 0 {
 			loc += "cell " + strconv.Itoa(f.Cell) + ":line " + strconv.Itoa(f.CellLine)
 		} else {

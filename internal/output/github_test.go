@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,6 +119,38 @@ func TestGitHubUsesForwardSlashes(t *testing.T) {
 	rep := &report.Report{Findings: []report.Finding{{Code: "CL001", Severity: rules.Error, File: "src/pkg/train.py", Line: 1, Column: 1, Message: "m"}}}
 	if out := string(render(t, "github", rep, Options{})); !strings.Contains(out, "file=src/pkg/train.py,") {
 		t.Errorf("path not forward-slashed: %s", out)
+	}
+}
+
+// TestGitHubPathsFromWorkspace: run in a subdirectory of the workspace (the Action's
+// working-directory), annotations still name files from the repository root, which is how
+// the runner reads them; files outside the workspace are written absolute.
+func TestGitHubPathsFromWorkspace(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "repo")
+	rep := &report.Report{Findings: []report.Finding{
+		{Code: "CL001", Severity: rules.Error, File: "pkg/train.py", Line: 1, Column: 1, Message: "relative"},
+		{Code: "CL001", Severity: rules.Error, File: filepath.Join(ws, "other", "x.py"), Line: 2, Column: 1, Message: "absolute inside"},
+		{Code: "CL001", Severity: rules.Error, File: filepath.Join("..", "..", "..", "elsewhere.py"), Line: 3, Column: 1, Message: "outside"},
+	}}
+	var summary bytes.Buffer
+	opts := Options{Cwd: filepath.Join(ws, "services", "trainer"), Workspace: ws, StepSummary: &summary}
+	cmds := parseCommands(t, string(render(t, "github", rep, opts)))
+	want := []string{"services/trainer/pkg/train.py", "other/x.py", filepath.ToSlash(filepath.Join(filepath.Dir(ws), "elsewhere.py"))}
+	if len(cmds) != len(want) {
+		t.Fatalf("%d commands, want %d", len(cmds), len(want))
+	}
+	for i, c := range cmds {
+		if got := unescapeProperty(c.props["file"]); got != want[i] {
+			t.Errorf("%s: file=%q, want %q", c.data, got, want[i])
+		}
+	}
+	if !strings.Contains(summary.String(), "| services/trainer/pkg/train.py:1 |") {
+		t.Errorf("the step summary does not name the file from the workspace:\n%s", summary.String())
+	}
+	// Without a workspace (not on GitHub): the paths as cachelint found them.
+	opts.Workspace, opts.StepSummary = "", nil
+	if out := string(render(t, "github", rep, opts)); !strings.Contains(out, "file=pkg/train.py,") {
+		t.Errorf("without a workspace the path changed:\n%s", out)
 	}
 }
 

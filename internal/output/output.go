@@ -35,6 +35,10 @@ type Options struct {
 	// records it as the SRCROOT base of its artifact URIs and gitlab makes absolute paths
 	// below it relative. Empty: paths are used as they are.
 	Cwd string
+	// Workspace is GitHub's workspace, the repository root ($GITHUB_WORKSPACE): the github
+	// format writes file paths relative to it, as the runner resolves an annotation's file,
+	// whatever directory cachelint ran in (working-directory). Empty: paths as they are.
+	Workspace string
 	// ProjectRoot is the project root as shown (engine.Result.RootRel): fingerprints make
 	// file paths relative to it, as baselines do, so they survive running from elsewhere.
 	ProjectRoot string
