@@ -41,6 +41,10 @@ type Edge struct {
 	Callee *pyparse.Function
 	// CalleeFile is where the helper is defined.
 	CalleeFile *pyparse.File
+	// Dispatch marks a call `self.name()` in a base class that runs a subclass's override:
+	// the base's loop is the override's context, and the override is where its author
+	// wrote the cache-emptying call (Classify reports it there).
+	Dispatch bool
 }
 
 // CallGraph is CacheCalls' result.
@@ -85,6 +89,9 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		g = buildGraph(proj, res, extra)
 		var fresh []string
 		for fn := range g.Helpers {
+			if fn.Class != nil && g.needsCallers(fn) {
+				proj.wantBases(g.FileOf[fn], fn.Class)
+			}
 			if !searched[fn.Name] && g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
 				searched[fn.Name] = true
 				// A name most of the project mentions (`forward`, `update`) cannot be
@@ -169,7 +176,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 			}
 			for _, r := range append(proj.resolveAll(f, c), proj.callbacks(f, c)...) {
 				if r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
-					edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
+					edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file, Dispatch: r.dispatch})
 				}
 			}
 		}

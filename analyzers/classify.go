@@ -56,8 +56,12 @@ type Record struct {
 	Period    int
 	Pattern   Pattern
 	Rule      string // "" when nothing is reported
-	// Loop is the governing loop (nil for hooks and code outside loops).
-	Loop *loop
+	// Loop is the governing loop (nil for hooks and code outside loops), in LoopFile when
+	// that is not File (a base class's loop that runs the override this call sits in).
+	Loop     *loop
+	LoopFile *pyparse.File
+	// Through is the call in a base class that runs the override this record sits in.
+	Through *Edge
 	// Hook names the framework hook that makes this per-step or per-epoch, if any.
 	Hook string
 	// Gate is the condition that made the call periodic or once-per-loop.
@@ -222,6 +226,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if len(via) == 0 {
 		r.Callee = t.Spelling
 	}
+	callee := r.Callee
 	// Callers other than fn itself: a retry that calls the function again from its own
 	// OOM handler says nothing about how often it runs.
 	var callers []*Edge
@@ -300,7 +305,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			continue // this call's literal arguments keep the helper from emptying the cache
 		}
 		chain := append([]*Edge{e}, via...)
-		more = append(more, a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))...)
+		sub := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))
+		if e.Dispatch {
+			sub = atOverride(f, call, callee, via, e, sub)
+		}
+		more = append(more, sub...)
 	}
 	if innerOnly && !anyJudged(more) {
 		// The helper's own loop runs whatever its callers do: when every path calls the
@@ -308,6 +317,28 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		*r = own
 	}
 	return append(recs, more...)
+}
+
+// atOverride moves the records found through a base class's `self.name()` (e) to the call
+// in the override: the base's loop says how often the override runs, and the override is
+// the code its author can change (a base's `for batch in loader: self.hook_train_loop(b)`
+// runs every subclass's hook_train_loop, each reported where it empties the cache).
+func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge, e *Edge, sub []*Record) []*Record {
+	out := make([]*Record, 0, len(sub))
+	for _, s := range sub {
+		m := *s
+		if m.LoopFile == nil {
+			m.LoopFile = s.File
+		}
+		if m.Through == nil {
+			m.Through = e
+		}
+		m.File, m.Call, m.Via, m.Role, m.Callee = f, call, via, "call", callee
+		m.Reason = fmt.Sprintf("%s; %s:%d (`%s`) runs this override of %s()", s.Reason,
+			filepath.Base(e.File.Path), e.Call.Node.Line(), shorten(e.Call.Node.Text(e.File.Src)), e.Callee.Name)
+		out = append(out, &m)
+	}
+	return out
 }
 
 // anyJudged reports whether some record found a rule or a legitimate pattern.
@@ -449,7 +480,7 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 			}
 			// A loop inside `train_step` runs micro-batches of the one step; elsewhere a
 			// function that loops over steps itself is a training loop, not one step.
-			if why != "" && (reStrongStepName.MatchString(fn.Name) || !a.funcHasStepLoop(&funcRef{f, fn})) {
+			if why != "" && (reStrongStepName.MatchString(fn.Name) || !a.funcHasStepLoop(&funcRef{file: f, fn: fn})) {
 				base = PerIteration
 				r.Hook = "step function"
 				r.Reason = fmt.Sprintf("in `%s`, which runs a training step (%s), so it runs once per step", fn.Name, why)

@@ -57,6 +57,9 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 		}
 		if r.Loop != nil {
 			c.LoopLine = r.Loop.Node.Line()
+			if r.LoopFile != nil && r.LoopFile != r.File {
+				c.LoopFile = r.LoopFile.Path
+			}
 		}
 		for _, e := range r.Via {
 			c.Via = append(c.Via, engine.Step{File: e.CalleeFile.Path, QualName: e.Callee.QualName})

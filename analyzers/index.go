@@ -41,6 +41,8 @@ type project struct {
 	// want collects the unparsed project modules a binding led to (a function called for
 	// its device module, a package re-exporting a helper): CacheCalls parses them next.
 	want map[string]bool
+	// wantClasses makes class lookups put unparsed modules on want (wantBases).
+	wantClasses bool
 }
 
 type classRef struct {
@@ -52,6 +54,8 @@ type classRef struct {
 type funcRef struct {
 	file *pyparse.File
 	fn   *pyparse.Function
+	// dispatch marks a subclass's override reached through `self.name()` in a base class.
+	dispatch bool
 }
 
 func newProject(root string, paths []string, res *pyparse.Result) *project {
@@ -115,7 +119,7 @@ func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
 			}
 			seen[sub.cls] = true
 			if m := sub.cls.Methods[name]; m != nil {
-				out = append(out, &funcRef{sub.file, m})
+				out = append(out, &funcRef{file: sub.file, fn: m, dispatch: true})
 			}
 			queue = append(queue, sub.cls)
 		}
@@ -508,13 +512,13 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		for s := scope; s != nil; s = s.Parent {
 			for _, fn := range f.Functions {
 				if fn.Parent == s && fn.Class == nil && fn.Name == head {
-					return &funcRef{f, fn}
+					return &funcRef{file: f, fn: fn}
 				}
 			}
 		}
 		for _, fn := range f.Functions {
 			if fn.Parent == nil && fn.Class == nil && fn.Name == head {
-				return &funcRef{f, fn}
+				return &funcRef{file: f, fn: fn}
 			}
 		}
 		if a, ok := p.assigns[f][head]; ok && a != head {
@@ -631,7 +635,11 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 // that name elsewhere in the project is no evidence (transformers' Trainer is not the
 // project's own Trainer).
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
-	if dotted == "" {
+	return p.findClass(f, dotted, 0)
+}
+
+func (p *project) findClass(f *pyparse.File, dotted string, depth int) *classRef {
+	if dotted == "" || depth > 8 {
 		return nil
 	}
 	head, rest, dottedName := strings.Cut(dotted, ".")
@@ -642,6 +650,14 @@ func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 	}
 	q, imported := f.Aliases[head]
 	if !imported {
+		if !dottedName {
+			// A package that re-exports its modules: `from .trainers import *`.
+			for _, imp := range f.StarImports {
+				if cr := p.classInModule(f, imp.Qualified, head, depth+1); cr != nil {
+					return cr
+				}
+			}
+		}
 		return nil
 	}
 	full := q
@@ -656,12 +672,37 @@ func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 	if mod == "" {
 		return nil
 	}
-	if file := p.moduleFile(f, mod); file != "" {
-		if t := p.res.ByPath[file]; t != nil {
-			return p.classIn(t, name)
-		}
+	return p.classInModule(f, mod, name, depth+1)
+}
+
+// classInModule finds class name in the module mod as imported from `from`: defined there,
+// or re-exported by it (`from .base_trainer import BaseTrainer` in a package's
+// `__init__.py`). An unparsed module is put on the want list while wantBases asks for it.
+func (p *project) classInModule(from *pyparse.File, mod, name string, depth int) *classRef {
+	file := p.moduleFile(from, mod)
+	if file == "" {
+		return nil
 	}
-	return nil
+	t := p.res.ByPath[file]
+	if t == nil {
+		if p.wantClasses {
+			p.want[file] = true
+		}
+		return nil
+	}
+	if cr := p.classIn(t, name); cr != nil {
+		return cr
+	}
+	return p.findClass(t, name, depth)
+}
+
+// wantBases puts on the want list the unparsed modules that hold the project base classes
+// of cls, transitively: a base class's loop may call an override of cls (`self.hook()`), and
+// only its file can show it.
+func (p *project) wantBases(f *pyparse.File, cls *pyparse.Class) {
+	p.wantClasses = true
+	defer func() { p.wantClasses = false }()
+	p.classBases(f, cls)
 }
 
 // attributeClass finds the project class of `self.attr` from an assignment
@@ -730,7 +771,7 @@ func (p *project) findMethod(f *pyparse.File, cls *pyparse.Class, name string, d
 		return nil
 	}
 	if m := cls.Methods[name]; m != nil {
-		return &funcRef{f, m}
+		return &funcRef{file: f, fn: m}
 	}
 	for _, b := range cls.Bases {
 		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {

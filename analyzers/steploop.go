@@ -114,7 +114,19 @@ func where(r *Record) string {
 		case otherLoop:
 			kind = "loop"
 		}
-		return fmt.Sprintf("the %s at line %d (`%s`)", kind, r.Loop.Node.Line(), r.Loop.Header)
+		at := fmt.Sprintf("line %d", r.Loop.Node.Line())
+		if r.LoopFile != nil && r.LoopFile != r.File {
+			at = fmt.Sprintf("%s:%d", r.LoopFile.Path, r.Loop.Node.Line())
+		}
+		s := fmt.Sprintf("the %s at %s (`%s`)", kind, at, r.Loop.Header)
+		if e := r.Through; e != nil {
+			at = fmt.Sprintf("line %d", e.Call.Node.Line())
+			if e.File != r.File {
+				at = fmt.Sprintf("%s:%d", e.File.Path, e.Call.Node.Line())
+			}
+			s += fmt.Sprintf(", which runs this %s() through `%s` at %s", e.Callee.Name, shorten(e.Call.Node.Text(e.File.Src)), at)
+		}
+		return s
 	}
 	if r.Call.Function != nil {
 		return "`" + r.Call.Function.Name + "`"

@@ -13,7 +13,7 @@ import (
 )
 
 func TestStepLoop(t *testing.T) {
-	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2", "precision"} {
+	for _, dir := range []string{"direct", "frequency", "hooks", "patterns", "helpers", "helpers2", "precision", "overrides"} {
 		t.Run(dir, func(t *testing.T) {
 			analyzertest.Run(t, filepath.Join("..", "testdata", "src", dir), analyzers.StepLoop)
 		})

@@ -68,6 +68,9 @@ type Call struct {
 	// (0 when none).
 	Offset   int
 	LoopLine int
+	// LoopFile is the governing loop's file when it is not Record.File (a base class's loop
+	// that runs the override the call sits in).
+	LoopFile string
 	// Via is the helper chain from the site to the cache-emptying call.
 	Via []Step
 }

@@ -176,6 +176,9 @@ func (pr *project) callRecords() []report.CallRecord {
 		rec.Line, rec.Column = line, col
 		if c.LoopLine > 0 {
 			rec.Loop = &report.LoopRef{File: rec.File, Line: c.LoopLine}
+			if c.LoopFile != "" {
+				rec.Loop.File = c.LoopFile
+			}
 		}
 		rec.Via = []string{}
 		for _, s := range c.Via {
@@ -188,7 +191,7 @@ func (pr *project) callRecords() []report.CallRecord {
 			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
 			rec.Line, rec.Column = info.nb.JSONPos(line, col)
 			rec.Reason = info.cellRefs(rec.Reason)
-			if rec.Loop != nil {
+			if rec.Loop != nil && rec.Loop.File == rec.File {
 				loopLine := rec.Loop.Line
 				rec.Loop.Cell, rec.Loop.CellLine, _, _ = info.nb.Locate(loopLine)
 				rec.Loop.Line, _ = info.nb.JSONPos(loopLine, 1)

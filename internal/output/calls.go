@@ -48,6 +48,9 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
 		}
 		if r.Loop != nil {
 			loop = fmt.Sprintf("line %d", r.Loop.Line)
+			if r.Loop.File != r.File {
+				loop = fmt.Sprintf("%s:%d", r.Loop.File, r.Loop.Line)
+			}
 			if r.Loop.Cell > 0 {
 				loop = fmt.Sprintf("cell %d:line %d", r.Loop.Cell, r.Loop.CellLine)
 			}

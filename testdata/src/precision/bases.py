@@ -46,7 +46,7 @@ class Pipeline:
 class BaseTrainer:
     def train_loop(self, loader):
         for batch in loader:
-            self.hook_train_loop(batch)  # want "CL001 hook_train_loop.. runs on every iteration"
+            self.hook_train_loop(batch)  # runs the overrides below, each reported where it clears
 
     def hook_train_loop(self, batch):
         raise NotImplementedError
@@ -57,7 +57,7 @@ class SliderTrainer(BaseTrainer):
         loss = self.model(batch)
         loss.backward()
         self.optimizer.step()
-        torch.cuda.empty_cache()
+        torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration of the step loop at line 48 .*, which runs this hook_train_loop.. through `self.hook_train_loop.batch.`"
 
 
 class Cleaner:

@@ -1,0 +1,1 @@
+"""A package whose subpackage re-exports its trainer classes."""

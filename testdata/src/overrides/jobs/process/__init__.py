@@ -1,0 +1,2 @@
+from .base_extract import BaseExtract
+from .base_train import BaseTrain

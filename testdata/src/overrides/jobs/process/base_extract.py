@@ -1,0 +1,3 @@
+class BaseExtract:
+    def extract(self, path):
+        return path
