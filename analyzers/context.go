@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -91,6 +92,12 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
 				for _, c := range exitConditions(s) {
 					g := a.newGate(f, c, true)
+					if x := refilled(f, s, c); x != "" && g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
+						// `if self.buffer: return self.buffer.pop(0)` ... `self.buffer = ...`:
+						// the call runs when the buffer runs out, once per refill.
+						g.Kind, g.Period, g.Why = periodicGate, 0, fmt.Sprintf("once per refill of `%s`", x)
+						g.Text = fmt.Sprintf("not %s (refilled below)", x)
+					}
 					if g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
 						// A guard clause (`if model is None: return`, `if args.x and not y:
 						// raise`) rejects what it cannot work on; only a gate we can read thins
@@ -175,6 +182,43 @@ func exitConditions(stmt *pyparse.Node) []*pyparse.Node {
 		return true
 	})
 	return out
+}
+
+// refilled reports the state an early exit tests when the code after the exit rebinds it:
+// `if self._buffered: return self._buffered.pop(0)` followed by `self._buffered = batches[1:]`
+// leaves while a buffer lasts and refills it, so what follows runs once per refill. It
+// returns the state's name, or "".
+func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
+	for cond.Kind == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
+		cond = cond.NamedChildren()[0]
+	}
+	if cond.Kind == "call" && pyparse.DottedName(cond.ChildByField("function"), f.Src) == "len" {
+		if args := cond.ChildByField("arguments").NamedChildren(); len(args) == 1 {
+			cond = args[0]
+		}
+	}
+	if cond.Kind != "attribute" && cond.Kind != "identifier" {
+		return ""
+	}
+	name := cond.Text(f.Src)
+	found := false
+	for s := exit.NextNamedSibling(); s != nil && !found; s = s.NextNamedSibling() {
+		s.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+				return false
+			}
+			if n.Kind == "assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == name {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	if !found {
+		return ""
+	}
+	return name
 }
 
 // enclosingLoopOrBody is the innermost loop around n in its function, or the function's
@@ -377,6 +421,8 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		return noGate, 0, "true on every optimizer step"
 	case reMainModule.MatchString(t):
 		return noGate, 0, "true when run as a script"
+	case reTrainMode.MatchString(t):
+		return noGate, 0, "true on every training step"
 	case runFlag(f, cond):
 		return optInGate, 0, ""
 	}
@@ -535,6 +581,9 @@ var (
 	// are applied: once per optimizer step (accelerate/accelerator.py, Accelerator.sync_gradients).
 	reStepBoundary = regexp.MustCompile(`^\s*(not\s+)?[\w.]*\bsync_gradients\s*$`)
 	reMainModule   = regexp.MustCompile(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
+	// reTrainMode: the model or loop is in training mode (`self.model.training`,
+	// `mode == "train"`): true on every step of a training loop.
+	reTrainMode = regexp.MustCompile(`^\s*[\w.]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
 	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.

@@ -60,3 +60,37 @@ def evaluate(loader, model, opt, args):
         if i % args.log_every:
             continue
         torch.cuda.empty_cache()  # want "CL002"
+
+
+class RolloutBuffer:
+    """A buffer drained one batch per step and refilled when empty: the clear after the refill
+    runs once per refill, not every step; a guard that is never refilled changes nothing."""
+
+    def __init__(self, queue):
+        self.queue = queue
+        self.buffered = []
+        self.pending = []
+
+    def next_batch(self):
+        if self.buffered:
+            return self.buffered.pop(0)
+        batches = self.queue.get()
+        self.buffered = batches[1:]
+        torch.cuda.empty_cache()
+        return batches[0]
+
+    def drain(self):
+        if self.pending:
+            return self.pending.pop(0)
+        torch.cuda.empty_cache()
+        return None
+
+
+def train_with_buffer(loader, model, opt, buf: RolloutBuffer, mode):
+    for _ in loader:
+        if mode == "train":
+            batch = buf.next_batch()  # want "CL002 next_batch.. runs periodically .*not self.buffered .refilled below."
+        model(batch).backward()
+        opt.step()
+        if model.training:
+            buf.drain()  # want "CL001 drain.. runs on every iteration"
