@@ -28,6 +28,8 @@ type project struct {
 	// attrClasses caches, per class, the project class bound to each `self.attr` in its own
 	// methods (nil when two bindings disagree).
 	attrClasses map[*pyparse.Class]map[string]*classRef
+	// attrFuncs caches, per class, the project functions bound to each `self.attr`.
+	attrFuncs map[*pyparse.Class]map[string][]*funcRef
 	// funcNames holds every function name of the parsed files: an argument that names none
 	// cannot be a callback of the project's.
 	funcNames map[string]bool
@@ -84,6 +86,7 @@ func (p *project) reindex() {
 		p.assigns[f] = simpleAssignments(f)
 	}
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
+	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
 	p.funcNames = map[string]bool{}
@@ -156,18 +159,102 @@ func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
 	return out
 }
 
-// resolveAll is resolve plus, for `self.name()`, the overrides in subclasses.
+// resolveAll is resolve plus, for `self.name()`, the overrides in subclasses, or the
+// functions bound to the attribute when name is no method (`self._forward_fn = fwd`).
 func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 	var out []*funcRef
-	if r := p.resolve(f, c); r != nil {
+	r := p.resolve(f, c)
+	if r != nil {
 		out = append(out, r)
 	}
 	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
 		if cls := methodClass(c.Function); cls != nil {
 			out = append(out, p.overrides(cls, rest)...)
+			if r == nil && head == "self" {
+				out = append(out, p.attributeFuncs(f, cls, rest, 0)...)
+			}
 		}
 	}
 	return out
+}
+
+// attributeFuncs returns the project functions bound to `self.attr` in the methods of cls or
+// of its project bases: `self._forward_fn = dpo_utils.separate_forward` (each branch of an
+// if/else, or of a conditional expression, and the function a functools.partial wraps).
+func (p *project) attributeFuncs(f *pyparse.File, cls *pyparse.Class, attr string, depth int) []*funcRef {
+	if depth > 8 {
+		return nil
+	}
+	own, done := p.attrFuncs[cls]
+	if !done {
+		own = p.bindFuncAttributes(f, cls)
+		p.attrFuncs[cls] = own
+	}
+	if fs, bound := own[attr]; bound {
+		return fs
+	}
+	for _, b := range cls.Bases {
+		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
+			if fs := p.attributeFuncs(cr.file, cr.cls, attr, depth+1); len(fs) > 0 {
+				return fs
+			}
+		}
+	}
+	return nil
+}
+
+// bindFuncAttributes reads every `self.attr = <function>` in the methods of cls, once.
+func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[string][]*funcRef {
+	out := map[string][]*funcRef{}
+	for _, m := range cls.Methods {
+		m.Body.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+				return n == m.Body
+			}
+			if n.Kind != "assignment" {
+				return true
+			}
+			l, r := n.ChildByField("left"), n.ChildByField("right")
+			if l == nil || r == nil || l.Kind != "attribute" {
+				return true
+			}
+			attr, ok := strings.CutPrefix(l.Text(f.Src), "self.")
+			if !ok || strings.Contains(attr, ".") {
+				return true
+			}
+			for _, v := range functionValues(f, r) {
+				if ref := p.resolveName(f, m, v, 1); ref != nil && !slices.ContainsFunc(out[attr], func(x *funcRef) bool { return x.fn == ref.fn }) {
+					out[attr] = append(out[attr], ref)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// functionValues names the functions an expression may evaluate to: a name, each side of a
+// conditional expression, the function a functools.partial wraps.
+func functionValues(f *pyparse.File, n *pyparse.Node) []string {
+	switch n.Kind {
+	case "identifier", "attribute":
+		if d := pyparse.DottedName(n, f.Src); d != "" {
+			return []string{d}
+		}
+	case "conditional_expression":
+		if parts := n.NamedChildren(); len(parts) == 3 {
+			return append(functionValues(f, parts[0]), functionValues(f, parts[2])...)
+		}
+	case "parenthesized_expression":
+		if in := n.NamedChildren(); len(in) == 1 {
+			return functionValues(f, in[0])
+		}
+	case "call":
+		if fn := partialOf(f, n); fn != nil {
+			return functionValues(f, fn)
+		}
+	}
+	return nil
 }
 
 // simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a

@@ -100,3 +100,35 @@ def train_shadowed(loader, model, opt, clear):
         model(batch).sum().backward()
         opt.step()
         clear()  # a parameter, not the module's clear(): silent
+
+
+def separate_forward(model, batch):
+    out = model(batch["chosen"])
+    torch.cuda.empty_cache()
+    return out
+
+
+def concatenated_forward(model, batch):
+    return model(batch["all"])
+
+
+def log_metrics(metrics):
+    torch.cuda.empty_cache()
+    return metrics
+
+
+class DPOModule:
+    """A function chosen once and kept in an attribute: `self._forward_fn(...)` runs it."""
+
+    def __init__(self, model, concatenated):
+        self.model = model
+        self._forward_fn = concatenated_forward if concatenated else separate_forward
+        self._report = functools.partial(log_metrics)
+        self.name = "dpo"
+
+    def fit_dpo(self, loader, opt):
+        for batch in loader:
+            loss = self._forward_fn(self.model, batch)  # want "CL001 separate_forward.. runs on every iteration"
+            loss.backward()
+            opt.step()
+        self._report({})  # after the loop: silent
