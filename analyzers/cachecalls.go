@@ -153,6 +153,13 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 		for _, c := range f.Calls {
 			q := proj.qualifiedCallee(f, c)
 			if q == "" {
+				// A table of callables: `{"cuda": torch.cuda.empty_cache, "mps": clear}[dev]()`.
+				if t, es := proj.tableCall(f, c); t != nil || len(es) > 0 {
+					if t != nil {
+						g.Targets = append(g.Targets, t)
+					}
+					edges = append(edges, es...)
+				}
 				continue
 			}
 			if s, ok := directCallee(q); ok {

@@ -296,6 +296,93 @@ func simpleAssignments(f *pyparse.File) map[string]string {
 	return out
 }
 
+// tableCall reads a call of an entry of a table of callables, `TABLE[key](...)` with TABLE a
+// dict, list or tuple literal or a name bound to one in the file: any entry may run. It
+// returns the cache-emptying entry as a target (the cuda one when there are several) and
+// an edge per project function among the entries.
+func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge) {
+	if c.Func == nil || c.Func.Kind != "subscript" {
+		return nil, nil
+	}
+	table := c.Func.ChildByField("value")
+	if table != nil && table.Kind == "identifier" {
+		table = tableLiteral(f, table.Text(f.Src))
+	}
+	if table == nil {
+		return nil, nil
+	}
+	var target *Target
+	var edges []*Edge
+	for _, v := range tableEntries(table) {
+		name := callableName(f, v)
+		if name == "" {
+			continue
+		}
+		if s, ok := directCallee(f.Qualify(name)); ok {
+			if target == nil || !strings.Contains(target.Spelling, "cuda") && strings.Contains(s, "cuda") {
+				target = &Target{File: f, Call: c, Spelling: s}
+			}
+			continue
+		}
+		if r := p.resolveName(f, c.Function, name, 0); r != nil && (r.fn.Node == nil || !r.fn.Node.Contains(c.Node)) {
+			edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
+		}
+	}
+	return target, edges
+}
+
+// tableLiteral is the dict, list or tuple literal last bound to name by a plain assignment
+// in f, or nil.
+func tableLiteral(f *pyparse.File, name string) *pyparse.Node {
+	var found *pyparse.Node
+	f.Root.Walk(func(n *pyparse.Node) bool {
+		if n.Kind != "assignment" {
+			return true
+		}
+		l, r := n.ChildByField("left"), n.ChildByField("right")
+		if l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
+			switch r.Kind {
+			case "dictionary", "list", "tuple":
+				found = r
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// tableEntries are the values of a dict literal or the elements of a list or tuple literal.
+func tableEntries(table *pyparse.Node) []*pyparse.Node {
+	var out []*pyparse.Node
+	switch table.Kind {
+	case "dictionary":
+		for _, pair := range table.NamedChildren() {
+			if pair.Kind == "pair" {
+				if v := pair.ChildByField("value"); v != nil {
+					out = append(out, v)
+				}
+			}
+		}
+	case "list", "tuple":
+		out = table.NamedChildren()
+	}
+	return out
+}
+
+// callableName names the function a table entry runs: the entry itself (`clear`,
+// `torch.cuda.empty_cache`) or the one call of a lambda (`lambda: torch.cuda.empty_cache()`).
+func callableName(f *pyparse.File, v *pyparse.Node) string {
+	switch v.Kind {
+	case "identifier", "attribute":
+		return pyparse.DottedName(v, f.Src)
+	case "lambda":
+		if body := v.ChildByField("body"); body != nil && body.Kind == "call" {
+			return pyparse.DottedName(body.ChildByField("function"), f.Src)
+		}
+	}
+	return ""
+}
+
 // partialOf is the function a `functools.partial(fn, ...)` call wraps, or nil.
 func partialOf(f *pyparse.File, n *pyparse.Node) *pyparse.Node {
 	if n == nil || n.Kind != "call" {

@@ -132,3 +132,25 @@ class DPOModule:
             loss.backward()
             opt.step()
         self._report({})  # after the loop: silent
+
+
+def _mps_clear():
+    torch.mps.empty_cache()
+
+
+def _no_clear():
+    return None
+
+
+_CLEARERS = {"cuda": torch.cuda.empty_cache, "mps": _mps_clear}
+_LOGGERS = {"cuda": get_logger, "cpu": _no_clear}
+
+
+def train_tables(loader, model, opt, dev):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        {"cuda": torch.cuda.empty_cache, "mps": _mps_clear}[dev]()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
+        _CLEARERS[dev]()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
+        _LOGGERS[dev]()  # a table with no clearing entry: silent
+    (_mps_clear,)[0]()  # after the loop: silent
