@@ -165,7 +165,13 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 	var out []*funcRef
 	r := p.resolve(f, c)
 	if r != nil {
-		out = append(out, r)
+		if isProperty(r) {
+			// `args.forward_fn(batch)` with forward_fn a property: the call runs what the
+			// property returns.
+			out = append(out, p.returnedFuncs(r)...)
+		} else {
+			out = append(out, r)
+		}
 	}
 	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
 		if cls := methodClass(c.Function); cls != nil {
@@ -229,6 +235,63 @@ func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[st
 			}
 			return true
 		})
+	}
+	return out
+}
+
+// isProperty reports a method read as an attribute (`@property`, `@cached_property`).
+func isProperty(r *funcRef) bool {
+	for _, d := range r.fn.Decorators {
+		t := strings.TrimPrefix(d.Text(r.file.Src), "@")
+		if t == "property" || strings.HasSuffix(t, "cached_property") {
+			return true
+		}
+	}
+	return false
+}
+
+// returnedFuncs returns the project functions a function returns: the names in its return
+// statements, and for a local name the functions assigned to it (`fn = a if c else b`,
+// `fn = functools.partial(fn, packing=True)`).
+func (p *project) returnedFuncs(r *funcRef) []*funcRef {
+	src := r.file.Src
+	locals := map[string][]string{}
+	var returned []string
+	r.fn.Body.Walk(func(n *pyparse.Node) bool {
+		switch n.Kind {
+		case "function_definition", "class_definition", "lambda":
+			return n == r.fn.Body
+		case "assignment":
+			if l, v := n.ChildByField("left"), n.ChildByField("right"); l != nil && v != nil && l.Kind == "identifier" {
+				locals[l.Text(src)] = append(locals[l.Text(src)], functionValues(r.file, v)...)
+			}
+		case "return_statement":
+			if vs := n.NamedChildren(); len(vs) == 1 {
+				returned = append(returned, functionValues(r.file, vs[0])...)
+			}
+		}
+		return true
+	})
+	var out []*funcRef
+	seen := map[string]bool{}
+	var add func(name string, depth int)
+	add = func(name string, depth int) {
+		if seen[name] || depth > 4 {
+			return
+		}
+		seen[name] = true
+		if vs, local := locals[name]; local {
+			for _, v := range vs {
+				add(v, depth+1)
+			}
+			return
+		}
+		if ref := p.resolveName(r.file, r.fn, name, 1); ref != nil && ref.fn != r.fn && !isProperty(ref) {
+			out = append(out, ref)
+		}
+	}
+	for _, name := range returned {
+		add(name, 0)
 	}
 	return out
 }

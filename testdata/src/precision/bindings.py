@@ -154,3 +154,29 @@ def train_tables(loader, model, opt, dev):
         _CLEARERS[dev]()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
         _LOGGERS[dev]()  # a table with no clearing entry: silent
     (_mps_clear,)[0]()  # after the loop: silent
+
+
+class ExperimentConfig:
+    """A property that hands out a function: `args.forward_fn(...)` runs what it returns."""
+
+    concatenated = False
+    packing = False
+
+    @property
+    def forward_fn(self):
+        fn = concatenated_forward if self.concatenated else separate_forward
+        if self.packing:
+            fn = functools.partial(fn, packing=True)
+        return fn
+
+    @property
+    def logger(self):
+        return get_logger
+
+
+def tune(args: ExperimentConfig, loader, model, opt):
+    for batch in loader:
+        loss = args.forward_fn(model, batch)  # want "CL001 separate_forward.. runs on every iteration"
+        loss.backward()
+        opt.step()
+        args.logger()  # returns a function that does not clear: silent
