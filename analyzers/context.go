@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -528,7 +529,8 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 			return false // `flush_next`, set by the loop itself: state, not a switch
 		}
 		last := t[strings.LastIndex(t, ".")+1:]
-		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed"))
+		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed")) ||
+			setOnlyInInit(f, cond)
 	case "comparison_operator":
 		parts := cond.NamedChildren()
 		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
@@ -538,6 +540,59 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 		case "integer", "float", "string", "true", "false":
 			return (parts[0].Kind == "attribute" || parts[0].Kind == "identifier") && reConfigRoot.MatchString(parts[0].Text(f.Src))
 		}
+	}
+	return false
+}
+
+// setOnlyInInit reports `self.attr` that its class assigns in __init__ and nowhere else
+// (`self._after_iter = after_iter`): fixed for the object's life, a switch like a
+// configuration value.
+func setOnlyInInit(f *pyparse.File, cond *pyparse.Node) bool {
+	attr, ok := strings.CutPrefix(cond.Text(f.Src), "self.")
+	if !ok || strings.Contains(attr, ".") {
+		return false
+	}
+	cls := methodClass(f.EnclosingFunction(cond))
+	if cls == nil || cls.Methods["__init__"] == nil {
+		return false
+	}
+	inInit := false
+	for name, m := range cls.Methods {
+		assigned := false
+		m.Body.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "function_definition" || n.Kind == "class_definition" {
+				return n == m.Body
+			}
+			if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == cond.Text(f.Src) {
+					assigned = true
+					if name == "__init__" && n.Kind == "assignment" && switchValue(f, m, n.ChildByField("right")) {
+						inInit = true
+					}
+				}
+			}
+			return !assigned
+		})
+		if assigned && name != "__init__" {
+			return false
+		}
+	}
+	return inInit
+}
+
+// switchValue reports a value a switch is set from: a parameter of the function (the
+// constructor's `after_iter=False`), a boolean literal or a configuration value.
+func switchValue(f *pyparse.File, fn *pyparse.Function, v *pyparse.Node) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Kind {
+	case "true", "false":
+		return true
+	case "identifier":
+		return slices.Contains(fn.Params, v.Text(f.Src))
+	case "attribute":
+		return reConfigRoot.MatchString(v.Text(f.Src))
 	}
 	return false
 }

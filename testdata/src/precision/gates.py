@@ -94,3 +94,26 @@ def train_with_buffer(loader, model, opt, buf: RolloutBuffer, mode):
         opt.step()
         if model.training:
             buf.drain()  # want "CL001 drain.. runs on every iteration"
+
+
+class ClearEveryStep:
+    """A switch fixed when the object is built is a user's opt-in, named in CL001; state the
+    object changes as it runs is not."""
+
+    def __init__(self, after_step=False, history=None):
+        self._after_step = after_step
+        self._pending = False
+        self._history = history
+
+    def train(self, loader, model, opt):
+        for batch in loader:
+            model(batch).backward()
+            opt.step()
+            if self._after_step:
+                torch.cuda.empty_cache()  # want "CL001 .*when `self._after_step` is set"
+            if self._pending:
+                torch.cuda.empty_cache()  # want "CL004 .*self._pending"
+                self._pending = False
+            if self._history:
+                torch.cuda.empty_cache()  # want "CL004 .*self._history"
+            self._history = [batch]
