@@ -94,12 +94,11 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 			}
 			if !searched[fn.Name] && g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
 				searched[fn.Name] = true
-				// A name most of the project mentions (`forward`, `update`) cannot be
-				// resolved by name anyway; searching for it would parse everything.
-				if m := res.Mentions(fn.Name); m > max(50, res.Seen/10) {
-					continue
-				}
-				fresh = append(fresh, fn.Name)
+				// A file that calls fn imports it, so it names fn's module or one of its
+				// packages as well (`from .utils.memory import cleanup`, `import pkg.memory`):
+				// searching for both keeps a name many files use for other things (`cleanup`,
+				// `free_memory`) from pulling them all in, and drops no caller.
+				fresh = append(fresh, proj.importNeedles(g.FileOf[fn], fn.Name)...)
 			}
 		}
 		wanted := make([]string, 0, len(proj.want))

@@ -631,6 +631,38 @@ func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
 	}
 }
 
+// importNeedles are the prefilter needles for the files that may call the module-level
+// function name defined in f: the name together with one component of f's module path
+// ("memory.cleanup", "utils.cleanup" for utils/memory.py), since an import of it names one.
+// A file outside the project root gives its stem only.
+func (p *project) importNeedles(f *pyparse.File, name string) []string {
+	rel := strings.TrimPrefix(absSlash(f.Path), p.root+"/")
+	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), ".ipynb")
+	if strings.HasPrefix(rel, "/") {
+		rel = path.Base(rel)
+	}
+	var out []string
+	for _, part := range strings.Split(rel, "/") {
+		if part == "" || part == "__init__" || !isIdentifier(part) {
+			continue
+		}
+		out = append(out, part+"."+name)
+	}
+	if len(out) == 0 {
+		return []string{name}
+	}
+	return out
+}
+
+func isIdentifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' || c >= 0x80) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // moduleFile finds the file of a module imported from `from`: relative imports against the
 // importing file's package, absolute ones against the importing file's directory (a
 // script's sys.path[0]), the project root, `src/`, then a unique path suffix.

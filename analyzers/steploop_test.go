@@ -146,3 +146,36 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestHelperCalledFromManyFiles: a helper called from many files keeps every call site (the
+// prefilter once stopped searching for a name more than 50 files mention), and files that
+// use the same name for something else are not linked to it.
+func TestHelperCalledFromManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("proj/__init__.py", "")
+	write("proj/memory.py", "import torch\n\n\ndef cleanup():\n    torch.cuda.empty_cache()\n")
+	const callers, others = 60, 60
+	for i := range callers {
+		write(fmt.Sprintf("proj/train_%02d.py", i), "from proj.memory import cleanup\n\n\n"+
+			"def train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n"+
+			"        cleanup()  # want \"CL001 cleanup.. runs on every iteration\"\n")
+	}
+	for i := range others {
+		write(fmt.Sprintf("other/job_%02d.py", i), "def cleanup():\n    return None\n\n\n"+
+			"def train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        cleanup()\n")
+	}
+	res := analyzertest.Run(t, dir, analyzers.StepLoop)
+	if n := len(res.Report.Findings); n != callers {
+		t.Errorf("%d findings, want one per calling file (%d)", n, callers)
+	}
+}
