@@ -3,6 +3,7 @@ module github.com/cachelint/cachelint
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/ebitengine/purego v0.11.3
 	github.com/fatih/color v1.19.0

@@ -224,14 +224,16 @@ func useColor(mode string, w io.Writer) bool {
 }
 
 // enabledRules applies ruff's selection semantics: select replaces the defaults,
-// extend-select adds, ignore removes; command-line flags override the configuration.
+// extend-select adds, ignore removes; command-line flags override the configuration. As in
+// ruff, --select on the command line replaces the configuration's select and its
+// extend-select both: what the user typed is the whole selection, less what is ignored.
 func enabledRules(cf *checkFlags, cfg *config.Config) (map[string]bool, error) {
 	var sel, ext, ign []string
 	if cfg != nil {
 		sel, ext, ign = cfg.Select, cfg.ExtendSelect, cfg.Ignore
 	}
 	if cf.selectR.set {
-		sel = cf.selectR.vals
+		sel, ext = cf.selectR.vals, nil
 	}
 	ext = append(append([]string(nil), ext...), cf.extendSelect.vals...)
 	ign = append(append([]string(nil), ign...), cf.ignore.vals...)
