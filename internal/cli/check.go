@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -71,6 +72,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	default:
 		return usageErr("unknown --color %q (want auto, always or never)", cf.color)
 	}
+	if cf.statistics && !slices.Contains([]string{"text", "full", "concise", "json"}, cf.format) {
+		return usageErr("--statistics prints a table (text, concise) or JSON (json), not --format %s", cf.format)
+	}
 	var profile *runtimecheck.CostProfile
 	if cf.costProfile != "" {
 		if profile, err = runtimecheck.LoadProfile(cf.costProfile); err != nil {
@@ -96,7 +100,8 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	if cf.writeBaseline != "" {
 		opts.Baseline = nil // record everything there is
 	}
-	res, err := analyse(ctx, opts, &cf.commonFlags, stderr)
+	con := newConsole(stderr, cf.quiet)
+	res, err := analyse(ctx, opts, &cf.commonFlags, con, stderr)
 	if err != nil {
 		return err
 	}
@@ -104,7 +109,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		if err := res.WriteBaseline(cf.writeBaseline); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(stderr, "cachelint: recorded %d finding(s) in %s\n", len(res.Report.Findings), cf.writeBaseline)
+		con.notef("recorded %d finding(s) in %s", len(res.Report.Findings), cf.writeBaseline)
 		return nil
 	}
 	if cf.addNoqa {
@@ -112,7 +117,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(stderr, "cachelint: added %d noqa directive(s)\n", n)
+		con.notef("added %d noqa directive(s)", n)
 		return nil
 	}
 	if cf.fix || cf.diff {
@@ -125,13 +130,13 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			return &exitError{code: exitUsage, err: err}
 		}
 		for _, f := range sum.Skipped {
-			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s: the fixed code would not parse\n", f)
+			con.warnf("not fixing %s: the fixed code would not parse", f)
 		}
 		verb := "fixed"
 		if cf.diff {
 			verb = "would fix"
 		}
-		fmt.Fprintf(stderr, "cachelint: %s %d finding(s) in %d file(s), %d remaining\n", verb, sum.Fixed, sum.Files, sum.Remaining)
+		con.notef("%s %d finding(s) in %d file(s), %d remaining", verb, sum.Fixed, sum.Files, sum.Remaining)
 		if cf.diff {
 			// Like ruff: a diff means the files are not clean yet.
 			if (sum.Remaining > 0 || sum.Files > 0) && !cf.exitZero {
@@ -140,7 +145,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			return nil
 		}
 		// Re-lint the fixed files so the report shows what remains.
-		if res, err = analyse(ctx, opts, &cf.commonFlags, stderr); err != nil {
+		if res, err = analyse(ctx, opts, &cf.commonFlags, con, stderr); err != nil {
 			return err
 		}
 	}
@@ -161,7 +166,8 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		defer outFile.Close()
 		w = outFile
 	}
-	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel, UnsafeFixes: cf.unsafeFixes}
+	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel,
+		UnsafeFixes: cf.unsafeFixes, Quiet: cf.quiet > quietNone}
 	if cf.format == "github" {
 		oo.Workspace = os.Getenv("GITHUB_WORKSPACE")
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
@@ -169,13 +175,18 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 				defer sf.Close()
 				oo.StepSummary = sf
 			} else {
-				fmt.Fprintf(stderr, "cachelint: warning: GITHUB_STEP_SUMMARY: %v\n", err)
+				con.warnf("GITHUB_STEP_SUMMARY: %v", err)
 			}
 		}
 	}
-	if cf.statistics {
+	switch {
+	case cf.quiet >= quietSilent && outFile == nil:
+		// -qq: nothing on stdout; a report asked for with -o is still written.
+	case cf.statistics && cf.format == "json":
+		err = output.StatisticsJSON(w, rep, oo)
+	case cf.statistics:
 		err = output.Statistics(w, rep, oo)
-	} else {
+	default:
 		err = output.Print(w, cf.format, rep, oo)
 	}
 	if err != nil {
@@ -186,7 +197,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			return &exitError{code: exitUsage, err: fmt.Errorf("write %s: %w", cf.output, err)}
 		}
 	}
-	if err := finish(res, stderr); err != nil {
+	if err := finish(res, con, stderr); err != nil {
 		return err
 	}
 	if len(rep.Findings) > 0 && !cf.exitZero {

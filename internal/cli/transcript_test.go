@@ -589,20 +589,22 @@ func TestCheckJSON(t *testing.T) {
 		args []string
 		want []where
 		exit int
+		// stderr is what the run says besides the report: warnings only, never JSON.
+		stderr string
 	}{
-		{"defaults", "findings", nil, []where{cl001, cl002}, 1},
-		{"select", "findings", []string{"--select", "CL002"}, []where{cl002}, 1},
-		{"ignore", "findings", []string{"--ignore", "CL001"}, []where{cl002}, 1},
-		{"extend-select", "findings", []string{"--extend-select", "CL003"}, []where{cl001, cl002, cl003}, 1},
-		{"exit-zero", "findings", []string{"--exit-zero"}, []where{cl001, cl002}, 0},
-		{"clean", "clean", nil, nil, 0},
+		{"defaults", "findings", nil, []where{cl001, cl002}, 1, ""},
+		{"select", "findings", []string{"--select", "CL002"}, []where{cl002}, 1, ""},
+		{"ignore", "findings", []string{"--ignore", "CL001"}, []where{cl002}, 1, ""},
+		{"extend-select", "findings", []string{"--extend-select", "CL003"}, []where{cl001, cl002, cl003}, 1, ""},
+		{"exit-zero", "findings", []string{"--exit-zero"}, []where{cl001, cl002}, 0, ""},
+		{"clean", "clean", nil, nil, 0, ""},
 		// Columns count code points: `é = 1; ` before the call is 7 of them and 8 bytes.
 		{"robust", "robust", nil, []where{
 			{Code: "CL001", File: "binary_bytes.py", Line: 9, Column: 9, EndLine: 9, EndColumn: 33, FixApplicability: "unsafe"},
 			{Code: "CL001", File: "bom_crlf.py", Line: 8, Column: 9, EndLine: 8, EndColumn: 33, FixApplicability: "unsafe"},
 			{Code: "CL001", File: "données d'entraînement/entraîner.py", Line: 8, Column: 16, EndLine: 8, EndColumn: 40},
 			{Code: "CL001", File: "py2.py", Line: 13, Column: 9, EndLine: 13, EndColumn: 33, FixApplicability: "unsafe"},
-		}, 1},
+		}, 1, "cachelint: warning: Failed to parse binary_bytes.py:2:36: invalid syntax\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -613,8 +615,8 @@ func TestCheckJSON(t *testing.T) {
 			if res.exit != tt.exit {
 				t.Errorf("exit %d, want %d", res.exit, tt.exit)
 			}
-			if len(res.stderr) != 0 {
-				t.Errorf("stderr not empty:\n%s", res.stderr)
+			if string(res.stderr) != tt.stderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", res.stderr, tt.stderr)
 			}
 		})
 	}

@@ -56,6 +56,10 @@ type Result struct {
 	Warnings []string
 	// Unreadable are files in report scope that could not be read or parsed at all.
 	Unreadable []string
+	// SyntaxErrors are the files in report scope that parsed with syntax errors, one
+	// finding each at the first error with the parser's message (a CL900 finding reports
+	// the same when that rule is on), for a warning.
+	SyntaxErrors []report.Finding
 	// Errors are internal errors (a bug in cachelint): the run must exit 2.
 	Errors []error
 	// Root is the project root (absolute); RootRel the same as shown, which baselines and
@@ -195,6 +199,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out.Report = rep
 	out.Calls = pr.callRecords()
 	out.Errors = pr.internalErrors()
+	for _, se := range pr.syntaxErrors() {
+		out.SyntaxErrors = append(out.SyntaxErrors, se.at)
+	}
 	for _, fl := range pr.facts.Failures {
 		if pr.report[fl.Path] && !fl.Internal {
 			out.Unreadable = append(out.Unreadable, fl.Err.Error())

@@ -15,12 +15,13 @@ import (
 var CallFormats = []string{"text", "json"}
 
 // PrintCalls writes the call records as a table (text) or as the JSON array of SPEC §6.
-func PrintCalls(w io.Writer, format string, recs []report.CallRecord) error {
+// quiet leaves out the table's closing count.
+func PrintCalls(w io.Writer, format string, recs []report.CallRecord, quiet bool) error {
 	switch format {
 	case "json":
 		return WriteJSON(w, recs)
 	case "text":
-		return writeCallsTable(w, recs)
+		return writeCallsTable(w, recs, quiet)
 	}
 	return fmt.Errorf("unknown calls format %q", format)
 }
@@ -38,7 +39,7 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
-func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
+func writeCallsTable(w io.Writer, recs []report.CallRecord, quiet bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOCATION\tCALLEE\tROLE\tFREQUENCY\tPATTERN\tRULE\tLOOP")
 	for _, r := range recs {
@@ -66,7 +67,7 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", where, callee, r.Role, freq, r.Pattern, rule, loop)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tw.Flush(); err != nil || quiet {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d cache-emptying call(s)\n", len(recs))
