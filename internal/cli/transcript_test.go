@@ -769,6 +769,9 @@ func TestCallsJSON(t *testing.T) {
 	})
 }
 
+// TestExplain runs explain on every rule: the doc's words all come out, in order; prose is
+// wrapped to the width (80 on a pipe, $COLUMNS when set) and what cannot be wrapped (code
+// blocks, table rows, headings) comes out exactly as written.
 func TestExplain(t *testing.T) {
 	for _, r := range rules.All() {
 		t.Run(r.Code, func(t *testing.T) {
@@ -776,17 +779,61 @@ func TestExplain(t *testing.T) {
 			if doc == "" {
 				t.Errorf("rules/%s.md is missing", r.Code)
 			}
-			for _, arg := range []string{r.Code, strings.ToLower(r.Code), r.Name} {
-				res := runIn(t, "clean", nil, "explain", arg)
+			docLines := map[string]bool{}
+			for _, l := range strings.Split(doc, "\n") {
+				docLines[l] = true
+			}
+			for _, tc := range []struct {
+				arg   string
+				env   []string
+				width int
+			}{
+				{r.Code, nil, 80}, {strings.ToLower(r.Code), nil, 80}, {r.Name, nil, 80},
+				{r.Code, []string{"COLUMNS=60"}, 60},
+			} {
+				res := runIn(t, "clean", tc.env, "explain", tc.arg)
 				if res.exit != 0 || len(res.stderr) != 0 {
-					t.Errorf("explain %s: exit %d, stderr: %s", arg, res.exit, res.stderr)
+					t.Errorf("explain %s: exit %d, stderr: %s", tc.arg, res.exit, res.stderr)
 				}
-				if string(res.stdout) != doc {
-					t.Errorf("explain %s printed %q, want rules/%s.md", arg, res.stdout, r.Code)
+				out := string(res.stdout)
+				if !slices.Equal(strings.Fields(out), strings.Fields(doc)) {
+					t.Errorf("explain %s %v: the words differ from rules/%s.md:\n%s", tc.arg, tc.env, r.Code, out)
+				}
+				for _, block := range fencedBlocks(doc) {
+					if !strings.Contains(out, block) {
+						t.Errorf("explain %s %v: code block changed:\n%s", tc.arg, tc.env, block)
+					}
+				}
+				for _, l := range strings.Split(out, "\n") {
+					long := utf8.RuneCountInString(l) > tc.width
+					oneWord := len(strings.Fields(strings.TrimLeft(l, "-*> "))) == 1
+					if long && !docLines[l] && !oneWord {
+						t.Errorf("explain %s %v: line of %d columns, wider than %d and not as written in the doc:\n%s",
+							tc.arg, tc.env, utf8.RuneCountInString(l), tc.width, l)
+					}
 				}
 			}
 		})
 	}
+}
+
+// fencedBlocks returns the ``` blocks of a Markdown document, fences included.
+func fencedBlocks(doc string) []string {
+	var out []string
+	var cur []string
+	for _, l := range strings.Split(doc, "\n") {
+		switch {
+		case cur == nil && strings.HasPrefix(strings.TrimSpace(l), "```"):
+			cur = []string{l}
+		case cur != nil:
+			cur = append(cur, l)
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				out = append(out, strings.Join(cur, "\n"))
+				cur = nil
+			}
+		}
+	}
+	return out
 }
 
 func TestColor(t *testing.T) {
