@@ -256,25 +256,33 @@ func enabledRules(cf *checkFlags, cfg *config.Config) (map[string]bool, error) {
 			}
 		}
 	}
-	for _, group := range [][]string{sel, ext} {
-		for _, s := range group {
-			rs, err := rules.Match(s)
-			if err != nil {
-				return nil, usageErr("%v", err)
-			}
-			for _, r := range rs {
-				on[r.Code] = true
-			}
-		}
+	added, err := matchRules(append(append([]string(nil), sel...), ext...))
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range ign {
-		rs, err := rules.Match(s)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		for _, r := range rs {
-			delete(on, r.Code)
-		}
+	for _, r := range added {
+		on[r.Code] = true
+	}
+	ignored, err := matchRules(ign)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ignored {
+		delete(on, r.Code)
 	}
 	return on, nil
+}
+
+// matchRules expands rule selectors (codes, prefixes, names, ALL) into the rules they name;
+// an unknown selector is a usage error.
+func matchRules(selectors []string) ([]rules.Rule, error) {
+	var out []rules.Rule
+	for _, s := range selectors {
+		rs, err := rules.Match(s)
+		if err != nil {
+			return nil, usageErr("%v (run 'cachelint rules' for the list)", err)
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }

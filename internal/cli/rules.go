@@ -58,15 +58,13 @@ func selectRules(selectors []string) ([]rules.Rule, error) {
 	if len(selectors) == 0 {
 		return rules.All(), nil
 	}
+	matched, err := matchRules(selectors)
+	if err != nil {
+		return nil, err
+	}
 	want := map[string]bool{}
-	for _, s := range selectors {
-		rs, err := rules.Match(s)
-		if err != nil {
-			return nil, usageErr("%v (run 'cachelint rules' for the list)", err)
-		}
-		for _, r := range rs {
-			want[r.Code] = true
-		}
+	for _, r := range matched {
+		want[r.Code] = true
 	}
 	var out []rules.Rule
 	for _, r := range rules.All() {
