@@ -480,10 +480,12 @@ type checkFix struct {
 }
 
 type checkRelated struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Cell     *int   `json:"cell"`
+	CellLine *int   `json:"cell_line"`
+	Message  string `json:"message"`
 }
 
 // where is a finding's location and code, the part of it a user scripts against.
@@ -501,7 +503,8 @@ type where struct {
 func checkJSON(t *testing.T, tree string, args ...string) ([]where, result) {
 	t.Helper()
 	res := runIn(t, tree, nil, append([]string{"check", "--format", "json"}, args...)...)
-	specKeys := []string{"code", "column", "end_column", "end_line", "file", "fix", "line", "message", "name", "related", "severity", "url"}
+	// cell and cell_line (null outside notebooks) are additions to SPEC §6's keys.
+	specKeys := []string{"cell", "cell_line", "code", "column", "end_column", "end_line", "file", "fix", "line", "message", "name", "related", "severity", "url"}
 	var out []where
 	for i, obj := range decodeObjects(t, res.stdout) {
 		what := fmt.Sprintf("finding %d", i)
@@ -519,7 +522,7 @@ func checkJSON(t *testing.T, tree string, args ...string) ([]where, result) {
 		var f checkFinding
 		base := map[string]json.RawMessage{}
 		for _, k := range specKeys {
-			if k != "fix" && k != "related" && obj[k] != nil {
+			if k != "fix" && k != "related" && k != "cell" && k != "cell_line" && obj[k] != nil {
 				base[k] = obj[k]
 			}
 		}
@@ -637,11 +640,15 @@ type callRecord struct {
 	Rule      *string  `json:"rule"`
 	Loop      *loopRef `json:"loop"`
 	Reason    string   `json:"reason"`
+	Cell      *int     `json:"cell"`
+	CellLine  *int     `json:"cell_line"`
 }
 
 type loopRef struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Cell     *int   `json:"cell"`
+	CellLine *int   `json:"cell_line"`
 }
 
 // call is a record less its free-text reason, as the tests compare it.
@@ -663,7 +670,8 @@ func callsJSON(t *testing.T, tree string) []call {
 	if res.exit != 0 || len(res.stderr) != 0 {
 		t.Fatalf("calls: exit %d, stderr:\n%s", res.exit, res.stderr)
 	}
-	specKeys := []string{"callee", "column", "file", "frequency", "line", "loop", "pattern", "period", "reason", "role", "rule", "via"}
+	// cell and cell_line (null outside notebooks) are additions to SPEC §6's keys.
+	specKeys := []string{"callee", "cell", "cell_line", "column", "file", "frequency", "line", "loop", "pattern", "period", "reason", "role", "rule", "via"}
 	var out []call
 	for i, obj := range decodeObjects(t, res.stdout) {
 		what := fmt.Sprintf("record %d", i)
@@ -699,8 +707,8 @@ func callsJSON(t *testing.T, tree string) []call {
 		if string(obj["loop"]) != "null" {
 			var lk map[string]json.RawMessage
 			_ = json.Unmarshal(obj["loop"], &lk)
-			if got := keys(lk); !slices.Equal(got, []string{"file", "line"}) {
-				t.Errorf("%s: loop keys %v, want [file line]", what, got)
+			if got := keys(lk); !slices.Equal(got, []string{"cell", "cell_line", "file", "line"}) {
+				t.Errorf("%s: loop keys %v, want [cell cell_line file line]", what, got)
 			}
 		}
 		c := call{At: fmt.Sprintf("%s:%d:%d", r.File, r.Line, r.Column), Callee: r.Callee, Via: r.Via,

@@ -199,16 +199,14 @@ func (pr *project) callRecords() []report.CallRecord {
 		for _, s := range c.Via {
 			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, s.File)+s.QualName)
 		}
-		pr.nbMu.Lock()
-		info := pr.nb[rec.File]
-		pr.nbMu.Unlock()
-		if info != nil {
-			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
+		if info := pr.notebook(rec.File); info != nil {
+			rec.CellJSON = info.cellPos(line, col).JSON()
+			rec.CellColumn = col
 			rec.Line, rec.Column = info.nb.JSONPos(line, col)
-			rec.Reason = info.cellRefs(rec.Reason)
+			rec.Reason = info.cellRefs(rec.File, rec.Reason)
 			if rec.Loop != nil {
 				loopLine := rec.Loop.Line
-				rec.Loop.Cell, rec.Loop.CellLine, _, _ = info.nb.Locate(loopLine)
+				rec.Loop.CellJSON = info.cellPos(loopLine, 1).JSON()
 				rec.Loop.Line, _ = info.nb.JSONPos(loopLine, 1)
 			}
 		}

@@ -49,8 +49,8 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord, quiet bool) error {
 		}
 		if r.Loop != nil {
 			loop = fmt.Sprintf("line %d", r.Loop.Line)
-			if r.Loop.Cell > 0 {
-				loop = fmt.Sprintf("cell %d:line %d", r.Loop.Cell, r.Loop.CellLine)
+			if r.Loop.Cell != nil {
+				loop = fmt.Sprintf("cell %d:line %d", *r.Loop.Cell, *r.Loop.CellLine)
 			}
 		}
 		freq := r.Frequency
@@ -61,9 +61,10 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord, quiet bool) error {
 		if len(r.Via) > 0 {
 			callee = strings.Join(r.Via, " -> ") + " -> " + r.Callee
 		}
+		// Located as check's text formats locate a finding: by cell, line and column.
 		where := fmt.Sprintf("%s:%d:%d", r.File, r.Line, r.Column)
-		if r.Cell > 0 {
-			where = fmt.Sprintf("%s:cell %d:line %d", r.File, r.Cell, r.CellLine)
+		if r.Cell != nil {
+			where = fmt.Sprintf("%s:cell %d:line %d:%d", r.File, *r.Cell, *r.CellLine, r.CellColumn)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", where, callee, r.Role, freq, r.Pattern, rule, loop)
 	}
