@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cachelint/cachelint/internal/config"
@@ -29,6 +30,8 @@ type commonFlags struct {
 	projectRoot      string
 	verbose          bool
 	quiet            int
+	stdinFilename    string
+	stdin            io.Reader
 	fs               *flag.FlagSet
 }
 
@@ -46,6 +49,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Var(&quietFlag{level: &c.quiet}, "quiet", "same as -q")
 	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "qq", "print nothing; the exit code tells (ruff's -qq)")
 	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "silent", "same as -qq")
+	fs.StringVar(&c.stdinFilename, "stdin-filename", "", "`NAME` of the file read from standard input (PATH - or none): reported under NAME, configuration found from NAME")
 	fs.StringVar(&c.projectRoot, "project-root", "", "`DIR` indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
 }
 
@@ -58,15 +62,21 @@ func (c *commonFlags) isSet(name string) bool {
 // options turns the common flags and the configuration they lead to into the engine's
 // options: flags override the configuration.
 func options(paths []string, c *commonFlags) (engine.Options, error) {
+	stdin, err := c.readStdin(paths)
+	if err != nil {
+		return engine.Options{}, err
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	opts := engine.Options{Paths: paths, Root: c.projectRoot, Jobs: c.jobs}
-	var err error
+	opts := engine.Options{Paths: paths, Root: c.projectRoot, Jobs: c.jobs, Stdin: stdin}
 	switch {
 	case c.noConfig:
 	case c.configPath != "":
 		opts.Config, err = config.Load(c.configPath)
+	case stdin != nil:
+		// As for the file on disk: the configuration around NAME applies.
+		opts.Config, err = config.Discover(filepath.Dir(stdin.Name))
 	default:
 		start := paths[0]
 		if fi, statErr := os.Stat(start); statErr == nil && !fi.IsDir() {
@@ -90,6 +100,31 @@ func options(paths []string, c *commonFlags) (engine.Options, error) {
 		opts.Walk.ForceExclude = c.forceExclude
 	}
 	return opts, nil
+}
+
+// readStdin reads the file of `PATH -`, or of --stdin-filename with no PATH (as ruff), for
+// editors: nil when the paths are files and directories on disk.
+func (c *commonFlags) readStdin(paths []string) (*engine.Stdin, error) {
+	fromStdin := slices.Contains(paths, "-") || (len(paths) == 0 && c.stdinFilename != "")
+	switch {
+	case !fromStdin && c.stdinFilename != "":
+		return nil, usageErr("--stdin-filename names the file read from standard input: give - as the PATH, or no PATH")
+	case !fromStdin:
+		return nil, nil
+	case len(paths) > 1:
+		return nil, usageErr("- (standard input) must be the only PATH")
+	case c.stdin == nil:
+		return nil, usageErr("no standard input to read")
+	}
+	src, err := io.ReadAll(c.stdin)
+	if err != nil {
+		return nil, usageErr("read standard input: %v", err)
+	}
+	name := c.stdinFilename
+	if name == "" {
+		name = "-"
+	}
+	return &engine.Stdin{Name: name, Source: src}, nil
 }
 
 // analyse runs the engine and prints what the user should see at once: the warnings of the

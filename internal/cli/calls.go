@@ -8,8 +8,8 @@ import (
 	"github.com/cachelint/cachelint/internal/output"
 )
 
-func runCalls(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
-	var cf commonFlags
+func runCalls(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cf := commonFlags{stdin: stdin}
 	fs := newFlagSet("calls", "calls [flags] [PATH...]", stdout)
 	cf.register(fs)
 	format := fs.String("format", "text", "text or json")

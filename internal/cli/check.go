@@ -38,8 +38,8 @@ type checkFlags struct {
 	costProfile     string
 }
 
-func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
-	var cf checkFlags
+func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cf := checkFlags{commonFlags: commonFlags{stdin: stdin}}
 	fs := newFlagSet("check", "check [flags] [PATH...]", stdout)
 	cf.register(fs)
 	fs.StringVar(&cf.format, "format", "text", "output `FORMAT`: "+strings.Join(output.Formats, ", "))
@@ -113,6 +113,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		return nil
 	}
 	if cf.addNoqa {
+		if opts.Stdin != nil {
+			return usageErr("--add-noqa edits files; it cannot take standard input")
+		}
 		n, err := res.AddNoqa()
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -143,6 +146,14 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 				return findingsExit
 			}
 			return nil
+		}
+		if opts.Stdin != nil {
+			// As ruff: the fixed source goes to stdout, so the report goes to stderr.
+			if _, err := stdout.Write(sum.Stdin); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("write fixed source: %w", err)}
+			}
+			opts.Stdin = &engine.Stdin{Name: opts.Stdin.Name, Source: sum.Stdin}
+			stdout = stderr
 		}
 		// Re-lint the fixed files so the report shows what remains.
 		if res, err = analyse(ctx, opts, &cf.commonFlags, con, stderr); err != nil {

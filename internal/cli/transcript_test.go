@@ -16,7 +16,8 @@ package cli_test
 //	[exit 1]
 //
 // Commands are split like a POSIX shell's words; $WORK expands to the root of the copied
-// fixtures. Leading NAME=VALUE words set environment variables for that command only.
+// fixtures. Leading NAME=VALUE words set environment variables for that command only, and
+// a trailing `< FILE` gives the command FILE as its standard input (none otherwise).
 // Besides cachelint, two builtins shape the tree and print nothing: `cd DIR` (relative to
 // the current directory; the first command runs in the root, whose subdirectories are the
 // fixture trees) and `ln -s TARGET LINK` (for symlinks, which module zips cannot carry).
@@ -336,9 +337,20 @@ var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 // run runs one `[NAME=VALUE...] cachelint ARGS...` command in the current directory with
 // a small, fixed environment, so the user's NO_COLOR, GITHUB_* or HOME cannot change it.
 func (w *workspace) run(command string) (result, error) {
+	command, input, redirected := strings.Cut(command, " < ")
 	args, err := w.fields(command)
 	if err != nil {
 		return result{}, fmt.Errorf("parse command: %w", err)
+	}
+	var stdin []byte
+	if redirected {
+		in, err := w.inside(strings.TrimSpace(input))
+		if err != nil {
+			return result{}, err
+		}
+		if stdin, err = os.ReadFile(in); err != nil {
+			return result{}, fmt.Errorf("stdin: %w", err)
+		}
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "TMPDIR=" + w.t.TempDir()}
 	for len(args) > 0 && assignment.MatchString(args[0]) {
@@ -348,13 +360,16 @@ func (w *workspace) run(command string) (result, error) {
 	if len(args) == 0 || args[0] != "cachelint" {
 		return result{}, fmt.Errorf("only cachelint and the builtins cd and ln can run here")
 	}
-	return w.exec(args[1:], env)
+	return w.exec(args[1:], env, stdin)
 }
 
-func (w *workspace) exec(args, env []string) (result, error) {
+func (w *workspace) exec(args, env []string, stdin []byte) (result, error) {
 	cmd := exec.Command(cachelintBin, args...)
 	cmd.Dir = w.dir
 	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -406,7 +421,7 @@ func runIn(t *testing.T, tree string, env []string, args ...string) result {
 	}
 	w.dir = dir
 	env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home}, env...)
-	res, err := w.exec(args, env)
+	res, err := w.exec(args, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
