@@ -49,11 +49,12 @@ const usage = `cachelint: find costly torch.cuda.empty_cache() calls in Python/P
 Usage:
   cachelint [check] [PATH...]    lint (default: .); exit 0 clean, 1 findings, 2 error
   cachelint calls [PATH...]      list every cache-emptying call with its classification
-  cachelint rules                list the rules
+  cachelint rules [CODE...]      list the rules (all, or those the codes or prefixes select)
   cachelint explain CODE         print a rule's documentation
   cachelint probe                measure sync and cache-refill cost on this machine's GPU
   cachelint version              print the version
 
+A PATH with no command is checked; PATH - reads one file from standard input.
 Run 'cachelint check --help' for the flags of check.
 `
 
@@ -185,9 +186,10 @@ func flagError(fs *flag.FlagSet, err error) error {
 	return usageErr("%s; %s", msg, help)
 }
 
-// dashed writes a flag as the help shows it: -o for one letter, --format otherwise.
+// dashed writes a flag as the help shows it: -o for one letter (and ruff's -qq), --format
+// otherwise.
 func dashed(name string) string {
-	if len(name) == 1 {
+	if len(name) == 1 || name == "qq" {
 		return "-" + name
 	}
 	return "--" + name
