@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -177,14 +178,22 @@ func flagError(fs *flag.FlagSet, err error) error {
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return usageErr("flag %s needs a value; %s", dashed(name), help)
 	}
-	// invalid value "x" for flag -jobs: parse error
-	if i := strings.Index(msg, " for flag -"); i >= 0 {
-		rest := msg[i+len(" for flag -"):]
-		name, why, _ := strings.Cut(rest, ": ")
-		return usageErr("%s for %s: %s; %s", msg[:i], dashed(name), why, help)
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		why := m[5]
+		switch {
+		case m[1] != "":
+			why = "want true or false"
+		case why == "parse error":
+			why = "want a whole number"
+		}
+		return usageErr("invalid value %s for %s: %s; %s", m[2], dashed(m[4]), why, help)
 	}
 	return usageErr("%s; %s", msg, help)
 }
+
+// invalidValue is the flag package's `invalid value "x" for flag -jobs: parse error` and
+// `invalid boolean value "x" for -fix: parse error`.
+var invalidValue = regexp.MustCompile(`^invalid (boolean )?value ("[^"]*") for (flag )?-(\S+): (.*)$`)
 
 // dashed writes a flag as the help shows it: -o for one letter (and ruff's -qq), --format
 // otherwise.
