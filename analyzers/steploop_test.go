@@ -101,8 +101,8 @@ func TestPatternRecords(t *testing.T) {
 	got := map[string]string{}
 	for _, c := range res.Calls {
 		key := fmt.Sprintf("%s:%d", filepath.Base(c.File), c.Line)
-		if c.Cell > 0 {
-			key = fmt.Sprintf("%s:cell %d", filepath.Base(c.File), c.Cell)
+		if c.Cell != nil {
+			key = fmt.Sprintf("%s:cell %d", filepath.Base(c.File), *c.Cell)
 		}
 		got[key] = c.Pattern
 	}

@@ -1,6 +1,10 @@
 package allocconf
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+)
 
 // ValueForm is the shape of value a key takes.
 type ValueForm int
@@ -197,31 +201,10 @@ func suggest(name string, p Profile) string {
 			if strings.EqualFold(cand, name) {
 				return cand
 			}
-			if d := editDistance(strings.ToLower(name), cand); d < bestDist {
+			if d := levenshtein.ComputeDistance(strings.ToLower(name), cand); d < bestDist {
 				best, bestDist = cand, d
 			}
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between two ASCII strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

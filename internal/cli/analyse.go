@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cachelint/cachelint/internal/config"
 	"github.com/cachelint/cachelint/internal/engine"
+	"github.com/cachelint/cachelint/internal/output"
 	"github.com/cachelint/cachelint/internal/walk"
+	"github.com/cachelint/cachelint/rules"
 )
 
 // commonFlags are the flags check and calls share: which files, which configuration.
@@ -26,6 +29,9 @@ type commonFlags struct {
 	jobs             int
 	projectRoot      string
 	verbose          bool
+	quiet            int
+	stdinFilename    string
+	stdin            io.Reader
 	fs               *flag.FlagSet
 }
 
@@ -39,6 +45,11 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.forceExclude, "force-exclude", false, "apply excludes to files named on the command line too (for pre-commit)")
 	fs.IntVar(&c.jobs, "jobs", 0, "`N` parallel parsers (default: number of CPUs)")
 	fs.BoolVar(&c.verbose, "verbose", false, "print what was read and parsed, and how long it took, to stderr")
+	fs.Var(&quietFlag{level: &c.quiet}, "q", "print the findings only: no summary, warnings or notes (ruff's -q)")
+	fs.Var(&quietFlag{level: &c.quiet}, "quiet", "same as -q")
+	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "qq", "print nothing; the exit code tells (ruff's -qq)")
+	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "silent", "same as -qq")
+	fs.StringVar(&c.stdinFilename, "stdin-filename", "", "`NAME` of the file read from standard input (PATH - or none): reported under NAME, configuration found from NAME")
 	fs.StringVar(&c.projectRoot, "project-root", "", "`DIR` indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
 }
 
@@ -51,15 +62,21 @@ func (c *commonFlags) isSet(name string) bool {
 // options turns the common flags and the configuration they lead to into the engine's
 // options: flags override the configuration.
 func options(paths []string, c *commonFlags) (engine.Options, error) {
+	stdin, err := c.readStdin(paths)
+	if err != nil {
+		return engine.Options{}, err
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	opts := engine.Options{Paths: paths, Root: c.projectRoot, Jobs: c.jobs}
-	var err error
+	opts := engine.Options{Paths: paths, Root: c.projectRoot, Jobs: c.jobs, Stdin: stdin}
 	switch {
 	case c.noConfig:
 	case c.configPath != "":
 		opts.Config, err = config.Load(c.configPath)
+	case stdin != nil:
+		// As for the file on disk: the configuration around NAME applies.
+		opts.Config, err = config.Discover(filepath.Dir(stdin.Name))
 	default:
 		start := paths[0]
 		if fi, statErr := os.Stat(start); statErr == nil && !fi.IsDir() {
@@ -85,9 +102,35 @@ func options(paths []string, c *commonFlags) (engine.Options, error) {
 	return opts, nil
 }
 
+// readStdin reads the file of `PATH -`, or of --stdin-filename with no PATH (as ruff), for
+// editors: nil when the paths are files and directories on disk.
+func (c *commonFlags) readStdin(paths []string) (*engine.Stdin, error) {
+	fromStdin := slices.Contains(paths, "-") || (len(paths) == 0 && c.stdinFilename != "")
+	switch {
+	case !fromStdin && c.stdinFilename != "":
+		return nil, usageErr("--stdin-filename names the file read from standard input: give - as the PATH, or no PATH")
+	case !fromStdin:
+		return nil, nil
+	case len(paths) > 1:
+		return nil, usageErr("- (standard input) must be the only PATH")
+	case c.stdin == nil:
+		return nil, usageErr("no standard input to read")
+	}
+	src, err := io.ReadAll(c.stdin)
+	if err != nil {
+		return nil, usageErr("read standard input: %v", err)
+	}
+	name := c.stdinFilename
+	if name == "" {
+		name = "-"
+	}
+	return &engine.Stdin{Name: name, Source: src}, nil
+}
+
 // analyse runs the engine and prints what the user should see at once: the warnings of the
-// walk and, with --verbose, what was read.
-func analyse(ctx context.Context, opts engine.Options, c *commonFlags, stderr io.Writer) (*engine.Result, error) {
+// walk, that no Python file was found, the files that did not parse (unless CL900 reports
+// them as findings) and, with --verbose, what was read.
+func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *console, stderr io.Writer) (*engine.Result, error) {
 	res, err := engine.Run(ctx, opts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -96,7 +139,18 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, stderr io
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "cachelint: warning: %s\n", w)
+		con.warnf("%s", w)
+	}
+	if res.Stats.Reported == 0 {
+		// ruff's words: a run that looked at nothing must not pass for a clean one.
+		con.warnf("No Python files found under the given path(s)")
+	}
+	if !opts.Rules[rules.CL900] {
+		// ruff's "Failed to parse FILE:LINE:COL: message": the file was analysed as far as
+		// it parses, and a call in the broken part may be missed.
+		for _, se := range res.SyntaxErrors {
+			con.warnf("Failed to parse %s: %s", output.Location(se), se.Message)
+		}
 	}
 	if c.verbose {
 		cfgPath := "none"
@@ -113,9 +167,9 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, stderr io
 
 // finish prints what is left to say after the report: unreadable files, and internal
 // errors, which make the run exit 2.
-func finish(res *engine.Result, stderr io.Writer) error {
+func finish(res *engine.Result, con *console, stderr io.Writer) error {
 	for _, u := range res.Unreadable {
-		fmt.Fprintf(stderr, "cachelint: warning: %s\n", u)
+		con.warnf("%s", u)
 	}
 	if len(res.Errors) > 0 {
 		for _, e := range res.Errors {

@@ -22,7 +22,7 @@ func TestBaselineEndToEnd(t *testing.T) {
 	}
 	check := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := Run(context.Background(), analyzers.Engine, append([]string{"check", "--no-config", "--format", "concise"}, append(args, dir)...), &out, &errb)
+		code := Run(context.Background(), analyzers.Engine, append([]string{"check", "--no-config", "--format", "concise"}, append(args, dir)...), nil, &out, &errb)
 		return code, out.String() + errb.String()
 	}
 	must := func(code int, out string, want int) {

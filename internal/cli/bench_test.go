@@ -21,7 +21,7 @@ func BenchmarkCheckCorpus(b *testing.B) {
 		writeSmallCorpus(b, dir, 2000)
 	}
 	for b.Loop() {
-		if code := Run(context.Background(), analyzers.Engine, []string{"check", "--exit-zero", "--no-config", "--format", "concise", dir}, io.Discard, io.Discard); code != 0 {
+		if code := Run(context.Background(), analyzers.Engine, []string{"check", "--exit-zero", "--no-config", "--format", "concise", dir}, nil, io.Discard, io.Discard); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -2,15 +2,14 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/cachelint/cachelint/internal/engine"
 	"github.com/cachelint/cachelint/internal/output"
 )
 
-func runCalls(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
-	var cf commonFlags
+func runCalls(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cf := commonFlags{stdin: stdin}
 	fs := newFlagSet("calls", "calls [flags] [PATH...]", stdout)
 	cf.register(fs)
 	format := fs.String("format", "text", "text or json")
@@ -27,16 +26,19 @@ func runCalls(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		return err
 	}
 	opts.Analysis = an
-	res, err := analyse(ctx, opts, &cf, stderr)
+	con := newConsole(stderr, cf.quiet)
+	res, err := analyse(ctx, opts, &cf, con, stderr)
 	if err != nil {
 		return err
 	}
 	for _, u := range res.Unreadable {
-		fmt.Fprintf(stderr, "cachelint: warning: %s\n", u)
+		con.warnf("%s", u)
 	}
-	if err := output.PrintCalls(stdout, *format, res.Calls); err != nil {
-		return err
+	if cf.quiet < quietSilent {
+		if err := output.PrintCalls(stdout, *format, res.Calls, cf.quiet > quietNone); err != nil {
+			return err
+		}
 	}
 	res.Unreadable = nil // printed above, before the table
-	return finish(res, stderr)
+	return finish(res, con, stderr)
 }

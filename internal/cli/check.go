@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -37,19 +38,19 @@ type checkFlags struct {
 	costProfile     string
 }
 
-func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, stderr io.Writer) error {
-	var cf checkFlags
+func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cf := checkFlags{commonFlags: commonFlags{stdin: stdin}}
 	fs := newFlagSet("check", "check [flags] [PATH...]", stdout)
 	cf.register(fs)
 	fs.StringVar(&cf.format, "format", "text", "output `FORMAT`: "+strings.Join(output.Formats, ", "))
 	fs.StringVar(&cf.format, "output-format", "text", "`FORMAT`: alias of --format")
 	fs.StringVar(&cf.output, "output", "", "write the report to `FILE` instead of stdout")
 	fs.StringVar(&cf.output, "o", "", "`FILE`: alias of --output")
-	fs.Var(&cf.selectR, "select", "`CODES` to enable (codes or prefixes, comma-separated), replacing the defaults")
+	fs.Var(&cf.selectR, "select", "`CODES` to enable (codes or prefixes, comma-separated), replacing the defaults and the configuration's select and extend-select")
 	fs.Var(&cf.ignore, "ignore", "rule `CODES` to disable")
 	fs.Var(&cf.extendSelect, "extend-select", "rule `CODES` to enable in addition to the defaults")
 	fs.BoolVar(&cf.exitZero, "exit-zero", false, "exit 0 even when findings remain")
-	fs.BoolVar(&cf.statistics, "statistics", false, "print a count per rule instead of the findings")
+	fs.BoolVar(&cf.statistics, "statistics", false, "print a count per rule instead of the findings (a table, or JSON with --format json)")
 	fs.StringVar(&cf.color, "color", "auto", "colour `WHEN`: auto, always, never")
 	fs.BoolVar(&cf.showParseErrors, "show-parse-errors", false, "report files that do not parse (CL900)")
 	fs.BoolVar(&cf.fix, "fix", false, "apply safe fixes")
@@ -70,6 +71,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	case "auto", "always", "never":
 	default:
 		return usageErr("unknown --color %q (want auto, always or never)", cf.color)
+	}
+	if cf.statistics && !slices.Contains([]string{"text", "full", "concise", "json"}, cf.format) {
+		return usageErr("--statistics prints a table (text, concise) or JSON (json), not --format %s", cf.format)
 	}
 	var profile *runtimecheck.CostProfile
 	if cf.costProfile != "" {
@@ -96,7 +100,8 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	if cf.writeBaseline != "" {
 		opts.Baseline = nil // record everything there is
 	}
-	res, err := analyse(ctx, opts, &cf.commonFlags, stderr)
+	con := newConsole(stderr, cf.quiet)
+	res, err := analyse(ctx, opts, &cf.commonFlags, con, stderr)
 	if err != nil {
 		return err
 	}
@@ -104,15 +109,18 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		if err := res.WriteBaseline(cf.writeBaseline); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(stderr, "cachelint: recorded %d finding(s) in %s\n", len(res.Report.Findings), cf.writeBaseline)
+		con.notef("recorded %d finding(s) in %s", len(res.Report.Findings), cf.writeBaseline)
 		return nil
 	}
 	if cf.addNoqa {
+		if opts.Stdin != nil {
+			return usageErr("--add-noqa edits files; it cannot take standard input")
+		}
 		n, err := res.AddNoqa()
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(stderr, "cachelint: added %d noqa directive(s)\n", n)
+		con.notef("added %d noqa directive(s)", n)
 		return nil
 	}
 	if cf.fix || cf.diff {
@@ -125,13 +133,13 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			return &exitError{code: exitUsage, err: err}
 		}
 		for _, f := range sum.Skipped {
-			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s: the fixed code would not parse\n", f)
+			con.warnf("not fixing %s: the fixed code would not parse", f)
 		}
 		verb := "fixed"
 		if cf.diff {
 			verb = "would fix"
 		}
-		fmt.Fprintf(stderr, "cachelint: %s %d finding(s) in %d file(s), %d remaining\n", verb, sum.Fixed, sum.Files, sum.Remaining)
+		con.notef("%s %d finding(s) in %d file(s), %d remaining", verb, sum.Fixed, sum.Files, sum.Remaining)
 		if cf.diff {
 			// Like ruff: a diff means the files are not clean yet.
 			if (sum.Remaining > 0 || sum.Files > 0) && !cf.exitZero {
@@ -139,8 +147,16 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			}
 			return nil
 		}
+		if opts.Stdin != nil {
+			// As ruff: the fixed source goes to stdout, so the report goes to stderr.
+			if _, err := stdout.Write(sum.Stdin); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("write fixed source: %w", err)}
+			}
+			opts.Stdin = &engine.Stdin{Name: opts.Stdin.Name, Source: sum.Stdin}
+			stdout = stderr
+		}
 		// Re-lint the fixed files so the report shows what remains.
-		if res, err = analyse(ctx, opts, &cf.commonFlags, stderr); err != nil {
+		if res, err = analyse(ctx, opts, &cf.commonFlags, con, stderr); err != nil {
 			return err
 		}
 	}
@@ -161,7 +177,8 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		defer outFile.Close()
 		w = outFile
 	}
-	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel, UnsafeFixes: cf.unsafeFixes}
+	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel,
+		UnsafeFixes: cf.unsafeFixes, Quiet: cf.quiet > quietNone}
 	if cf.format == "github" {
 		oo.Workspace = os.Getenv("GITHUB_WORKSPACE")
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
@@ -169,13 +186,18 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 				defer sf.Close()
 				oo.StepSummary = sf
 			} else {
-				fmt.Fprintf(stderr, "cachelint: warning: GITHUB_STEP_SUMMARY: %v\n", err)
+				con.warnf("GITHUB_STEP_SUMMARY: %v", err)
 			}
 		}
 	}
-	if cf.statistics {
+	switch {
+	case cf.quiet >= quietSilent && outFile == nil:
+		// -qq: nothing on stdout; a report asked for with -o is still written.
+	case cf.statistics && cf.format == "json":
+		err = output.StatisticsJSON(w, rep, oo)
+	case cf.statistics:
 		err = output.Statistics(w, rep, oo)
-	} else {
+	default:
 		err = output.Print(w, cf.format, rep, oo)
 	}
 	if err != nil {
@@ -186,7 +208,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 			return &exitError{code: exitUsage, err: fmt.Errorf("write %s: %w", cf.output, err)}
 		}
 	}
-	if err := finish(res, stderr); err != nil {
+	if err := finish(res, con, stderr); err != nil {
 		return err
 	}
 	if len(rep.Findings) > 0 && !cf.exitZero {
@@ -224,14 +246,16 @@ func useColor(mode string, w io.Writer) bool {
 }
 
 // enabledRules applies ruff's selection semantics: select replaces the defaults,
-// extend-select adds, ignore removes; command-line flags override the configuration.
+// extend-select adds, ignore removes; command-line flags override the configuration. As in
+// ruff, --select on the command line replaces the configuration's select and its
+// extend-select both: what the user typed is the whole selection, less what is ignored.
 func enabledRules(cf *checkFlags, cfg *config.Config) (map[string]bool, error) {
 	var sel, ext, ign []string
 	if cfg != nil {
 		sel, ext, ign = cfg.Select, cfg.ExtendSelect, cfg.Ignore
 	}
 	if cf.selectR.set {
-		sel = cf.selectR.vals
+		sel, ext = cf.selectR.vals, nil
 	}
 	ext = append(append([]string(nil), ext...), cf.extendSelect.vals...)
 	ign = append(append([]string(nil), ign...), cf.ignore.vals...)
@@ -243,25 +267,33 @@ func enabledRules(cf *checkFlags, cfg *config.Config) (map[string]bool, error) {
 			}
 		}
 	}
-	for _, group := range [][]string{sel, ext} {
-		for _, s := range group {
-			rs, err := rules.Match(s)
-			if err != nil {
-				return nil, usageErr("%v", err)
-			}
-			for _, r := range rs {
-				on[r.Code] = true
-			}
-		}
+	added, err := matchRules(append(append([]string(nil), sel...), ext...))
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range ign {
-		rs, err := rules.Match(s)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		for _, r := range rs {
-			delete(on, r.Code)
-		}
+	for _, r := range added {
+		on[r.Code] = true
+	}
+	ignored, err := matchRules(ign)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ignored {
+		delete(on, r.Code)
 	}
 	return on, nil
+}
+
+// matchRules expands rule selectors (codes, prefixes, names, ALL) into the rules they name;
+// an unknown selector is a usage error.
+func matchRules(selectors []string) ([]rules.Rule, error) {
+	var out []rules.Rule
+	for _, s := range selectors {
+		rs, err := rules.Match(s)
+		if err != nil {
+			return nil, usageErr("%v (run 'cachelint rules' for the list)", err)
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
 }

@@ -15,7 +15,7 @@ import (
 func TestCostProfile(t *testing.T) {
 	profile := "../../bench/gpu/results/h200-profile-resnet50.json"
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--cost-profile", profile, "../../examples/train.py"}, &out, &errb)
+	code := Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--cost-profile", profile, "../../examples/train.py"}, nil, &out, &errb)
 	if code != 1 {
 		t.Fatalf("exit %d, stderr %s", code, errb.String())
 	}
@@ -27,7 +27,7 @@ func TestCostProfile(t *testing.T) {
 		t.Errorf("CL002 cost line lacks the gate's period:\n%s", out.String())
 	}
 	out.Reset()
-	code = Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--format", "json", "--cost-profile", profile, "../../examples/train.py"}, &out, &errb)
+	code = Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--format", "json", "--cost-profile", profile, "../../examples/train.py"}, nil, &out, &errb)
 	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}
@@ -50,7 +50,7 @@ func TestCostProfile(t *testing.T) {
 
 func TestCostProfileErrors(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), analyzers.Engine, []string{"check", "--cost-profile", "no-such-profile.json", "../../examples"}, &out, &errb)
+	code := Run(context.Background(), analyzers.Engine, []string{"check", "--cost-profile", "no-such-profile.json", "../../examples"}, nil, &out, &errb)
 	if code != 2 || !strings.Contains(errb.String(), "--cost-profile") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}

@@ -21,7 +21,7 @@ func TestFingerprintsDoNotDependOnTheWorkingDirectory(t *testing.T) {
 	}
 	prints := func(dir string) map[string]bool {
 		var out, errb bytes.Buffer
-		Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--format", "sarif", dir}, &out, &errb)
+		Run(context.Background(), analyzers.Engine, []string{"check", "--no-config", "--format", "sarif", dir}, nil, &out, &errb)
 		var doc struct {
 			Runs []struct {
 				Results []struct {

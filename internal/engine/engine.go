@@ -44,6 +44,16 @@ type Options struct {
 	Baseline *baseline.Baseline
 	// Analysis is what to analyse with (analyzers.Engine); required.
 	Analysis Analysis
+	// Stdin, when set, replaces Paths: the one file in report scope is Stdin.Name, whose
+	// text is Stdin.Source (an editor's buffer), whether or not the file exists on disk.
+	Stdin *Stdin
+}
+
+// Stdin is a file read from standard input, reported under Name ("-" when none was given);
+// the project around Name is indexed as usual, with Source in place of Name's contents.
+type Stdin struct {
+	Name   string
+	Source []byte
 }
 
 // Result is what a run found.
@@ -56,6 +66,10 @@ type Result struct {
 	Warnings []string
 	// Unreadable are files in report scope that could not be read or parsed at all.
 	Unreadable []string
+	// SyntaxErrors are the files in report scope that parsed with syntax errors, one
+	// finding each at the first error with the parser's message (a CL900 finding reports
+	// the same when that rule is on), for a warning.
+	SyntaxErrors []report.Finding
 	// Errors are internal errors (a bug in cachelint): the run must exit 2.
 	Errors []error
 	// Root is the project root (absolute); RootRel the same as shown, which baselines and
@@ -89,6 +103,9 @@ type project struct {
 	sources map[string][]byte
 	nbMu    sync.Mutex // readFile runs on the parse workers
 	nb      map[string]*notebookInfo
+	// stdin is the file read from standard input and stdinPath its display path.
+	stdin     *Stdin
+	stdinPath string
 }
 
 // Run analyses the project. It returns ctx's error when cancelled, and an error (to be
@@ -96,6 +113,9 @@ type project struct {
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	paths := opts.Paths
+	if opts.Stdin != nil {
+		paths = []string{opts.Stdin.Name}
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -106,6 +126,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
 	for _, p := range paths {
+		if opts.Stdin != nil {
+			break // need not exist
+		}
 		if _, err := os.Stat(p); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("%s: no such file or directory", p)
@@ -130,9 +153,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis, report: map[string]bool{}, files: map[string]walk.File{},
-		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}}
+		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, stdin: opts.Stdin}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
-	reportFiles, warnings, err := walk.Files(paths, opts.Walk)
+	var reportFiles []walk.File
+	var warnings []error
+	if opts.Stdin != nil {
+		reportFiles, err = walk.Named(opts.Stdin.Name, opts.Walk)
+		if abs, absErr := filepath.Abs(opts.Stdin.Name); absErr == nil {
+			pr.stdinPath = displayPath(cwd, abs)
+		}
+	} else {
+		reportFiles, warnings, err = walk.Files(paths, opts.Walk)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +227,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out.Report = rep
 	out.Calls = pr.callRecords()
 	out.Errors = pr.internalErrors()
+	for _, se := range pr.syntaxErrors() {
+		out.SyntaxErrors = append(out.SyntaxErrors, se.at)
+	}
 	for _, fl := range pr.facts.Failures {
 		if pr.report[fl.Path] && !fl.Internal {
 			out.Unreadable = append(out.Unreadable, fl.Err.Error())
@@ -208,8 +243,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // readFile gives the driver each file's Python text; notebooks arrive as the program of
 // their code cells.
 func (pr *project) readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	var data []byte
+	var err error
+	if pr.stdin != nil && path == pr.stdinPath {
+		data = pr.stdin.Source
+	} else if data, err = os.ReadFile(path); err != nil {
 		return nil, err
 	}
 	if f, ok := pr.files[path]; ok && f.Kind == walk.Notebook {

@@ -124,8 +124,16 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 	return f
 }
 
-func (pr *project) parseErrorFindings() []report.Finding {
-	var out []report.Finding
+// syntaxError is a file in report scope that parsed with syntax errors: a finding at the
+// first one, its message the parser's (notebooks mapped to their cells), and how many
+// there are.
+type syntaxError struct {
+	at    report.Finding
+	count int
+}
+
+func (pr *project) syntaxErrors() []syntaxError {
+	var out []syntaxError
 	rule, _ := rules.Lookup(rules.CL900)
 	for _, path := range slices.Sorted(maps.Keys(pr.facts.Files)) {
 		f := pr.facts.Files[path]
@@ -133,10 +141,20 @@ func (pr *project) parseErrorFindings() []report.Finding {
 			continue
 		}
 		e := f.Errors[0]
-		msg := fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", e.Msg, len(f.Errors))
-		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(msg), File: f.Path,
+		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(e.Msg), File: f.Path,
 			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
 		pr.mapNotebook(&fd)
+		out = append(out, syntaxError{at: fd, count: len(f.Errors)})
+	}
+	return out
+}
+
+func (pr *project) parseErrorFindings() []report.Finding {
+	var out []report.Finding
+	rule, _ := rules.Lookup(rules.CL900)
+	for _, se := range pr.syntaxErrors() {
+		fd := se.at
+		fd.Message = text(fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", fd.Message, se.count))
 		out = append(out, fd)
 	}
 	for _, fl := range pr.facts.Failures {
@@ -184,16 +202,14 @@ func (pr *project) callRecords() []report.CallRecord {
 		for _, s := range c.Via {
 			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, s.File)+s.QualName)
 		}
-		pr.nbMu.Lock()
-		info := pr.nb[rec.File]
-		pr.nbMu.Unlock()
-		if info != nil {
-			rec.Cell, rec.CellLine, _, _ = info.nb.Locate(line)
+		if info := pr.notebook(rec.File); info != nil {
+			rec.CellJSON = info.cellPos(line, col).JSON()
+			rec.CellColumn = col
 			rec.Line, rec.Column = info.nb.JSONPos(line, col)
-			rec.Reason = info.cellRefs(rec.Reason)
+			rec.Reason = info.cellRefs(rec.File, rec.Reason)
 			if rec.Loop != nil && rec.Loop.File == rec.File {
 				loopLine := rec.Loop.Line
-				rec.Loop.Cell, rec.Loop.CellLine, _, _ = info.nb.Locate(loopLine)
+				rec.Loop.CellJSON = info.cellPos(loopLine, 1).JSON()
 				rec.Loop.Line, _ = info.nb.JSONPos(loopLine, 1)
 			}
 		}

@@ -74,6 +74,9 @@ type FixSummary struct {
 	Fixed, Files, Remaining int
 	// Skipped are files whose fixed text would not parse, left unchanged.
 	Skipped []string
+	// Stdin is the fixed text of a file read from standard input (its text as read when
+	// nothing was fixed), which is never written to disk: ruff prints it to stdout.
+	Stdin []byte
 }
 
 // ApplyFixes applies (or, with opts.Diff, prints) the fixes of the run's findings. A file
@@ -117,11 +120,16 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 			if _, err := io.WriteString(opts.Diff, d); err != nil {
 				return sum, err
 			}
+		} else if pr.stdin != nil && file == pr.stdinPath {
+			sum.Stdin = out
 		} else if err := fix.WriteAtomic(file, out); err != nil {
 			return sum, err
 		}
 		sum.Files++
 		sum.Fixed += n
+	}
+	if pr.stdin != nil && sum.Stdin == nil {
+		sum.Stdin = pr.stdin.Source
 	}
 	return sum, nil
 }

@@ -29,11 +29,17 @@ func readNotebook(data []byte) (*notebookInfo, error) {
 }
 
 // mapNotebook rewrites a finding's position in a notebook's program: text output shows
-// `cell 3:line 2`, machine formats point into the JSON file.
+// `cell 3:line 2`, machine formats point into the JSON file. Its related locations in a
+// notebook are mapped the same way.
 func (pr *project) mapNotebook(f *report.Finding) {
-	pr.nbMu.Lock()
-	info := pr.nb[f.File]
-	pr.nbMu.Unlock()
+	for i := range f.Related {
+		r := &f.Related[i]
+		if info := pr.notebook(r.File); info != nil {
+			r.CellPos = info.cellPos(r.Line, r.Column)
+			r.Line, r.Column = info.nb.JSONPos(r.Line, max(r.Column, 1))
+		}
+	}
+	info := pr.notebook(f.File)
 	if info == nil {
 		return
 	}
@@ -49,15 +55,30 @@ func (pr *project) mapNotebook(f *report.Finding) {
 	f.EndLine, f.EndColumn = info.nb.JSONPos(progEndLine, progEndCol)
 	// Fixes cannot be applied to the JSON text as they stand.
 	f.Fix = nil
-	f.Message = info.cellRefs(f.Message)
+	f.Message = info.cellRefs(f.File, f.Message)
 }
 
-var reLineRef = regexp.MustCompile(`\bline (\d+)\b`)
+// cellPos is a program position by cell.
+func (info *notebookInfo) cellPos(line, col int) report.CellPos {
+	cell, cellLine, _, _ := info.nb.Locate(line)
+	return report.CellPos{Cell: cell, CellLine: cellLine, CellColumn: col}
+}
 
-// cellRefs rewrites "line 12" in a message about the program into "cell 3:line 2".
-func (info *notebookInfo) cellRefs(msg string) string {
-	return reLineRef.ReplaceAllStringFunc(msg, func(m string) string {
-		n, err := strconv.Atoi(m[len("line "):])
+// notebook is the notebook read for file, nil when file is no notebook.
+func (pr *project) notebook(file string) *notebookInfo {
+	pr.nbMu.Lock()
+	defer pr.nbMu.Unlock()
+	return pr.nb[file]
+}
+
+// cellRefs rewrites the program positions a message quotes into cells: "line 12" and
+// "nb.ipynb:12" (a helper's call in the same notebook) become "cell 3:line 2" and
+// "nb.ipynb:cell 3:line 2". One pass, so a rewritten reference is never read again.
+func (info *notebookInfo) cellRefs(file, msg string) string {
+	re := regexp.MustCompile(`(` + regexp.QuoteMeta(file) + `:|\bline )(\d+)\b`)
+	return re.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		n, err := strconv.Atoi(sub[2])
 		if err != nil {
 			return m
 		}
@@ -65,6 +86,10 @@ func (info *notebookInfo) cellRefs(msg string) string {
 		if cell == 0 {
 			return m
 		}
-		return fmt.Sprintf("cell %d:line %d", cell, cellLine)
+		prefix := ""
+		if sub[1] != "line " {
+			prefix = sub[1]
+		}
+		return fmt.Sprintf("%scell %d:line %d", prefix, cell, cellLine)
 	})
 }

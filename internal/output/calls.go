@@ -15,12 +15,13 @@ import (
 var CallFormats = []string{"text", "json"}
 
 // PrintCalls writes the call records as a table (text) or as the JSON array of SPEC §6.
-func PrintCalls(w io.Writer, format string, recs []report.CallRecord) error {
+// quiet leaves out the table's closing count.
+func PrintCalls(w io.Writer, format string, recs []report.CallRecord, quiet bool) error {
 	switch format {
 	case "json":
 		return WriteJSON(w, recs)
 	case "text":
-		return writeCallsTable(w, recs)
+		return writeCallsTable(w, recs, quiet)
 	}
 	return fmt.Errorf("unknown calls format %q", format)
 }
@@ -38,7 +39,7 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
-func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
+func writeCallsTable(w io.Writer, recs []report.CallRecord, quiet bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOCATION\tCALLEE\tROLE\tFREQUENCY\tPATTERN\tRULE\tLOOP")
 	for _, r := range recs {
@@ -51,8 +52,8 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
 			if r.Loop.File != r.File {
 				loop = fmt.Sprintf("%s:%d", r.Loop.File, r.Loop.Line)
 			}
-			if r.Loop.Cell > 0 {
-				loop = fmt.Sprintf("cell %d:line %d", r.Loop.Cell, r.Loop.CellLine)
+			if r.Loop.Cell != nil {
+				loop = fmt.Sprintf("cell %d:line %d", *r.Loop.Cell, *r.Loop.CellLine)
 			}
 		}
 		freq := r.Frequency
@@ -63,13 +64,14 @@ func writeCallsTable(w io.Writer, recs []report.CallRecord) error {
 		if len(r.Via) > 0 {
 			callee = strings.Join(r.Via, " -> ") + " -> " + r.Callee
 		}
+		// Located as check's text formats locate a finding: by cell, line and column.
 		where := fmt.Sprintf("%s:%d:%d", r.File, r.Line, r.Column)
-		if r.Cell > 0 {
-			where = fmt.Sprintf("%s:cell %d:line %d", r.File, r.Cell, r.CellLine)
+		if r.Cell != nil {
+			where = fmt.Sprintf("%s:cell %d:line %d:%d", r.File, *r.Cell, *r.CellLine, r.CellColumn)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", where, callee, r.Role, freq, r.Pattern, rule, loop)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tw.Flush(); err != nil || quiet {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%d cache-emptying call(s)\n", len(recs))

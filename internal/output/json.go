@@ -11,19 +11,20 @@ import (
 // jsonFinding is the stable `check --format json` record (SPEC §6). Field order is the
 // order users read; fix and cost are null when absent, related is [] when empty.
 type jsonFinding struct {
-	Code      string        `json:"code"`
-	Name      string        `json:"name"`
-	Severity  string        `json:"severity"`
-	Message   string        `json:"message"`
-	File      string        `json:"file"`
-	Line      int           `json:"line"`
-	Column    int           `json:"column"`
-	EndLine   int           `json:"end_line"`
-	EndColumn int           `json:"end_column"`
-	URL       *string       `json:"url"`
-	Fix       *jsonFix      `json:"fix"`
-	Related   []jsonRelated `json:"related"`
-	Cost      *string       `json:"cost"`
+	Code      string `json:"code"`
+	Name      string `json:"name"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	report.CellJSON
+	URL     *string       `json:"url"`
+	Fix     *jsonFix      `json:"fix"`
+	Related []jsonRelated `json:"related"`
+	Cost    *string       `json:"cost"`
 }
 
 type jsonFix struct {
@@ -41,8 +42,9 @@ type jsonEdit struct {
 }
 
 type jsonRelated struct {
-	File    string `json:"file"`
-	Line    int    `json:"line"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	report.CellJSON
 	Message string `json:"message"`
 }
 
@@ -64,6 +66,7 @@ func toJSON(f report.Finding) jsonFinding {
 		Column:    f.Column,
 		EndLine:   f.EndLine,
 		EndColumn: f.EndColumn,
+		CellJSON:  report.CellPos{Cell: f.Cell, CellLine: f.CellLine}.JSON(),
 		URL:       nullable(f.URL),
 		Related:   []jsonRelated{},
 		Cost:      nullable(f.Cost),
@@ -78,7 +81,7 @@ func toJSON(f report.Finding) jsonFinding {
 		out.Fix = fix
 	}
 	for _, r := range f.Related {
-		out.Related = append(out.Related, jsonRelated{File: slashPath(r.File), Line: r.Line, Message: r.Message})
+		out.Related = append(out.Related, jsonRelated{File: slashPath(r.File), Line: r.Line, CellJSON: r.JSON(), Message: r.Message})
 	}
 	return out
 }

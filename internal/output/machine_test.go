@@ -37,7 +37,9 @@ func jsonKeys(t *testing.T, raw json.RawMessage) []string {
 	return keys
 }
 
-var specKeys = []string{"code", "name", "severity", "message", "file", "line", "column", "end_line", "end_column", "url", "fix", "related", "cost"}
+// specKeys are SPEC §6's keys with cell and cell_line (null outside notebooks) beside the
+// position.
+var specKeys = []string{"code", "name", "severity", "message", "file", "line", "column", "end_line", "end_column", "cell", "cell_line", "url", "fix", "related", "cost"}
 
 func TestJSONSchemaOfSpec(t *testing.T) {
 	rep := fixtureReport()
@@ -63,6 +65,8 @@ func TestJSONSchemaOfSpec(t *testing.T) {
 	}
 	var recs []struct {
 		Line, Column int
+		Cell         *int `json:"cell"`
+		CellLine     *int `json:"cell_line"`
 		Fix          *struct {
 			Applicability, Message string
 			Edits                  []edit
@@ -80,6 +84,12 @@ func TestJSONSchemaOfSpec(t *testing.T) {
 	if recs[1].Line != 40 || recs[1].Column != 6 {
 		t.Errorf("notebook record at %d:%d, want the .ipynb position 40:6", recs[1].Line, recs[1].Column)
 	}
+	if c, l := recs[1].Cell, recs[1].CellLine; c == nil || l == nil || *c != rep.Findings[1].Cell || *l != rep.Findings[1].CellLine {
+		t.Errorf("notebook record cell %v line %v, want %d and %d", c, l, rep.Findings[1].Cell, rep.Findings[1].CellLine)
+	}
+	if recs[0].Cell != nil || recs[0].CellLine != nil {
+		t.Errorf("a .py record has cell %v, cell_line %v; want null", recs[0].Cell, recs[0].CellLine)
+	}
 	if c := recs[2].Cost; c == nil || *c != rep.Findings[2].Cost {
 		t.Errorf("cost = %v", c)
 	}
@@ -88,7 +98,7 @@ func TestJSONSchemaOfSpec(t *testing.T) {
 		fix.Edits[0] != (edit{"torch.cuda.OutOfMemoryError", 4, 12, 4, 24}) {
 		t.Errorf("CL006 fix = %+v", fix)
 	}
-	if got := recs[5].Related; len(got) != 2 || !reflect.DeepEqual(got[0], map[string]any{"file": "utils.py", "line": 5.0, "message": "the cache is cleared here"}) {
+	if got := recs[5].Related; len(got) != 2 || !reflect.DeepEqual(got[0], map[string]any{"file": "utils.py", "line": 5.0, "cell": nil, "cell_line": nil, "message": "the cache is cleared here"}) {
 		t.Errorf("related = %v", got)
 	}
 

@@ -45,6 +45,15 @@ type Options struct {
 	// UnsafeFixes is set when the user passed --unsafe-fixes: unsafe fixes then count as
 	// fixable in the summary and the statistics, as in ruff.
 	UnsafeFixes bool
+	// Quiet leaves out the closing summary of the human formats ("Found 2 errors.", "All
+	// checks passed!"), as ruff's -q does: the findings alone.
+	Quiet bool
+}
+
+// Location is where a finding is, as the text formats show it: "file:line:col", or
+// "nb.ipynb:cell 3:line 2:col" in a notebook. No colour.
+func Location(f report.Finding) string {
+	return humanLocation(f, newPalette(false), true)
 }
 
 type printer func(b *bytes.Buffer, fs []report.Finding, rep *report.Report, opts Options) error
@@ -128,8 +137,11 @@ func fixState(f report.Finding, unsafeFixes bool) (applicable, hidden bool) {
 	return false, false
 }
 
-// writeSummary writes ruff's closing lines for the human formats.
+// writeSummary writes ruff's closing lines for the human formats (none with Quiet).
 func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palette) {
+	if opts.Quiet {
+		return
+	}
 	switch n := len(fs); n {
 	case 0:
 		b.WriteString("All checks passed!\n")
@@ -166,6 +178,40 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// ruleStat is one line of --statistics: how many findings a rule has and whether --fix
+// (under the current --unsafe-fixes setting) would fix any of them.
+type ruleStat struct {
+	Code    string `json:"code"`
+	Name    string `json:"name"`
+	Count   int    `json:"count"`
+	Fixable bool   `json:"fixable"`
+}
+
+// ruleStats counts findings per rule, most frequent first, then by code.
+func ruleStats(fs []report.Finding, opts Options) []*ruleStat {
+	byCode := map[string]*ruleStat{}
+	stats := []*ruleStat{}
+	for _, f := range fs {
+		s, ok := byCode[f.Code]
+		if !ok {
+			s = &ruleStat{Code: f.Code, Name: f.Name}
+			byCode[f.Code] = s
+			stats = append(stats, s)
+		}
+		s.Count++
+		if a, _ := fixState(f, opts.UnsafeFixes); a {
+			s.Fixable = true
+		}
+	}
+	sort.SliceStable(stats, func(i, j int) bool {
+		if stats[i].Count != stats[j].Count {
+			return stats[i].Count > stats[j].Count
+		}
+		return stats[i].Code < stats[j].Code
+	})
+	return stats
+}
+
 // Statistics writes ruff's --statistics table: count, code and name (with a [*] / [ ]
 // fixability column when any rule is fixable), most frequent first, then the summary.
 // With no findings it writes nothing, as ruff does.
@@ -177,36 +223,12 @@ func Statistics(w io.Writer, rep *report.Report, opts Options) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	type stat struct {
-		code, name string
-		count      int
-		fixable    bool
-	}
-	byCode := map[string]*stat{}
-	var stats []*stat
-	for _, f := range fs {
-		s, ok := byCode[f.Code]
-		if !ok {
-			s = &stat{code: f.Code, name: f.Name}
-			byCode[f.Code] = s
-			stats = append(stats, s)
-		}
-		s.count++
-		if a, _ := fixState(f, opts.UnsafeFixes); a {
-			s.fixable = true
-		}
-	}
-	sort.SliceStable(stats, func(i, j int) bool {
-		if stats[i].count != stats[j].count {
-			return stats[i].count > stats[j].count
-		}
-		return stats[i].code < stats[j].code
-	})
+	stats := ruleStats(fs, opts)
 	countWidth, codeWidth, anyFixable := 0, 0, false
 	for _, s := range stats {
-		countWidth = max(countWidth, len(strconv.Itoa(s.count)))
-		codeWidth = max(codeWidth, len(s.code))
-		anyFixable = anyFixable || s.fixable
+		countWidth = max(countWidth, len(strconv.Itoa(s.Count)))
+		codeWidth = max(codeWidth, len(s.Code))
+		anyFixable = anyFixable || s.Fixable
 	}
 	pal := newPalette(opts.Color)
 	var b bytes.Buffer
@@ -214,16 +236,33 @@ func Statistics(w io.Writer, rep *report.Report, opts Options) error {
 		marker := ""
 		if anyFixable {
 			marker = "[ ] "
-			if s.fixable {
+			if s.Fixable {
 				marker = "[" + pal.fixable.Sprint("*") + "] "
 			}
 		}
 		fmt.Fprintf(&b, "%s\t%s\t%s%s\n",
-			pal.bold.Sprint(fmt.Sprintf("%*d", countWidth, s.count)),
-			pal.code.Sprint(fmt.Sprintf("%-*s", codeWidth, s.code)),
-			marker, s.name)
+			pal.bold.Sprint(fmt.Sprintf("%*d", countWidth, s.Count)),
+			pal.code.Sprint(fmt.Sprintf("%-*s", codeWidth, s.Code)),
+			marker, s.Name)
 	}
 	writeSummary(&b, fs, opts, pal)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write statistics: %w", err)
+	}
+	return nil
+}
+
+// StatisticsJSON writes the --statistics counts as ruff's `--statistics --output-format
+// json` does: an array of {code, name, count, fixable}, most frequent first; [] when
+// nothing was found.
+func StatisticsJSON(w io.Writer, rep *report.Report, opts Options) error {
+	if rep == nil {
+		return errors.New("print statistics: nil report")
+	}
+	var b bytes.Buffer
+	if err := encoder(&b, true).Encode(ruleStats(prepare(rep.Findings), opts)); err != nil {
+		return fmt.Errorf("encode statistics: %w", err)
+	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write statistics: %w", err)
 	}

@@ -123,8 +123,13 @@ func writeFrame(b *bytes.Buffer, f report.Finding, rep *report.Report, pal palet
 	eq := pad + " " + pal.gutter.Sprint("=") + " "
 	for _, r := range f.Related {
 		loc := printable(r.File) + ":" + strconv.Itoa(r.Line)
-		if r.Column > 0 {
-			loc += ":" + strconv.Itoa(r.Column)
+		col := r.Column
+		if r.Cell > 0 {
+			loc = printable(r.File) + ":cell " + strconv.Itoa(r.Cell) + ":line " + strconv.Itoa(r.CellLine)
+			col = r.CellColumn
+		}
+		if col > 0 {
+			loc += ":" + strconv.Itoa(col)
 		}
 		b.WriteString(eq + pal.help.Sprint("note") + ": " + loc + ": " + printableMultiline(r.Message) + "\n")
 	}

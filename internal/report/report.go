@@ -32,6 +32,31 @@ type Related struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column,omitempty"`
 	Message string `json:"message"`
+	// CellPos locates it in a notebook's cells; Line and Column then point into the JSON.
+	CellPos `json:"-"`
+}
+
+// CellPos is a position in a notebook by cell: Cell (1-based; 0 outside notebooks), the line
+// in that cell and the column in that line (code points), as text output shows them
+// ("nb.ipynb:cell 3:line 2:5").
+type CellPos struct {
+	Cell, CellLine, CellColumn int
+}
+
+// CellJSON is a notebook position as the machine formats write it beside the file line:
+// `"cell": 3, "cell_line": 2`, both null outside notebooks.
+type CellJSON struct {
+	Cell     *int `json:"cell"`
+	CellLine *int `json:"cell_line"`
+}
+
+// JSON gives the position's cell and line for a JSON record.
+func (p CellPos) JSON() CellJSON {
+	if p.Cell <= 0 {
+		return CellJSON{}
+	}
+	cell, line := p.Cell, p.CellLine
+	return CellJSON{Cell: &cell, CellLine: &line}
 }
 
 // Finding is one reported problem.
@@ -90,29 +115,30 @@ type Report struct {
 // CallRecord is one classified cache-emptying call: a line of `cachelint calls --format
 // json` (SPEC §6, a stable interface).
 type CallRecord struct {
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Column    int      `json:"column"`
-	Callee    string   `json:"callee"`
-	Via       []string `json:"via"`
-	Role      string   `json:"role"`
-	Frequency string   `json:"frequency"`
-	Period    *int     `json:"period"`
-	Pattern   string   `json:"pattern"`
-	Rule      *string  `json:"rule"`
-	Loop      *LoopRef `json:"loop"`
-	Reason    string   `json:"reason"`
-	// Cell and CellLine locate a notebook call for the text table; Line and Column then
-	// point into the notebook's JSON.
-	Cell, CellLine int `json:"-"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// CellJSON locates a notebook call by cell and line in the cell (null outside
+	// notebooks); Line and Column then point into the notebook's JSON. CellColumn is its
+	// column in that line, for the text table.
+	CellJSON
+	CellColumn int      `json:"-"`
+	Callee     string   `json:"callee"`
+	Via        []string `json:"via"`
+	Role       string   `json:"role"`
+	Frequency  string   `json:"frequency"`
+	Period     *int     `json:"period"`
+	Pattern    string   `json:"pattern"`
+	Rule       *string  `json:"rule"`
+	Loop       *LoopRef `json:"loop"`
+	Reason     string   `json:"reason"`
 }
 
-// LoopRef locates the loop that governs a call.
+// LoopRef locates the loop that governs a call, by cell too in a notebook.
 type LoopRef struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
-	// Cell and CellLine locate a notebook's loop for the text table.
-	Cell, CellLine int `json:"-"`
+	CellJSON
 }
 
 // Costs are what a probe profile measured, independent of any rule: the cost of one

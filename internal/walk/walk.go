@@ -140,6 +140,26 @@ func (w *walker) result() []File {
 	return w.files
 }
 
+// Named is the report scope of a file an editor passes on standard input under name
+// (--stdin-filename): that one file, which need not exist on disk, or none when
+// ForceExclude is set and the exclude patterns match it, as they would match it on disk.
+func Named(name string, opts Options) ([]File, error) {
+	w, err := newWalker(opts)
+	if err != nil {
+		return nil, err
+	}
+	clean := filepath.Clean(name)
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", name, err)
+	}
+	if opts.ForceExclude && w.excludedExplicit(abs) {
+		return nil, nil
+	}
+	kind, _ := kindOf(clean)
+	return []File{{Path: clean, Abs: abs, Kind: kind, Explicit: true}}, nil
+}
+
 func (w *walker) root(root string) error {
 	clean := filepath.Clean(root)
 	abs, err := filepath.Abs(clean)

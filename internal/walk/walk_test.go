@@ -479,3 +479,39 @@ func TestGitignoreOnlyInsideARepositoryButDotIgnoreAlways(t *testing.T) {
 		t.Errorf("inside a repository: %q, want %q", got, want)
 	}
 }
+
+// TestNamed: the name of a buffer read from stdin is in scope whether or not the file
+// exists, with its kind from the extension, unless ForceExclude excludes it as it would on
+// disk.
+func TestNamed(t *testing.T) {
+	root := t.TempDir()
+	opts := Options{Base: root, ExtendExclude: []string{"legacy"}}
+	for _, tc := range []struct {
+		name  string
+		force bool
+		kind  Kind
+		kept  bool
+	}{
+		{"new.py", false, Python, true},
+		{"nb.ipynb", false, Notebook, true},
+		{"legacy/old.py", false, Python, true},
+		{"legacy/old.py", true, Python, false},
+		{"build/gen.pyi", true, Stub, false},
+		{"src/ok.pyi", true, Stub, true},
+	} {
+		opts.ForceExclude = tc.force
+		files, err := Named(filepath.Join(root, tc.name), opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.kept {
+			if len(files) != 0 {
+				t.Errorf("%s with ForceExclude=%v: kept %+v, want excluded", tc.name, tc.force, files)
+			}
+			continue
+		}
+		if len(files) != 1 || files[0].Kind != tc.kind || !files[0].Explicit || files[0].Abs != filepath.Join(root, tc.name) {
+			t.Errorf("%s with ForceExclude=%v: %+v, want one explicit %s file", tc.name, tc.force, files, tc.kind)
+		}
+	}
+}
