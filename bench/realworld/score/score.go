@@ -32,7 +32,18 @@ type Finding struct {
 	Code    string     `json:"code"`
 	File    string     `json:"file"`
 	Line    int        `json:"line"`
+	Message string     `json:"message"`
 	Related []Location `json:"related"`
+}
+
+// Unlabelled is a default-on finding at a line no label names: what a reviewer reads next
+// to grow the labelled set (`score -unlabelled FILE`).
+type Unlabelled struct {
+	Repo    string `json:"repo"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // Location is a file and line in cachelint's JSON.
@@ -164,6 +175,7 @@ type Score struct {
 	PerPattern        map[string]*Count
 	Frequency         map[string]map[string]int // label frequency -> cachelint frequency
 	Unlabelled        map[string]int            // findings at lines no label names, per rule
+	UnlabelledList    []Unlabelled              // the default-on ones, in order
 	Mismatches        []Mismatch
 	PatternMismatches []Mismatch
 }
@@ -282,6 +294,11 @@ func Compute(labels []Label, results map[string]RepoResult) (*Score, error) {
 				for _, c := range codes {
 					s.Unlabelled[c]++
 				}
+			}
+		}
+		for _, f := range res.Findings {
+			if !labelled[siteKey(f.File, f.Line)] && defaultOn[f.Code] {
+				s.UnlabelledList = append(s.UnlabelledList, Unlabelled{Repo: repo, Path: f.File, Line: f.Line, Code: f.Code, Message: f.Message})
 			}
 		}
 	}

@@ -31,14 +31,15 @@ func main() {
 	bin := flag.String("cachelint", "cachelint", "cachelint `BINARY` to score")
 	only := flag.String("repo", "", "score only this `owner/name`")
 	verbose := flag.Bool("v", false, "list every mismatch")
+	unlabelled := flag.String("unlabelled", "", "write the default-on findings at unlabelled lines to `FILE` (JSON lines)")
 	flag.Parse()
-	if err := run(*labelsPath, *trees, *bin, *only, *verbose); err != nil {
+	if err := run(*labelsPath, *trees, *bin, *only, *verbose, *unlabelled); err != nil {
 		fmt.Fprintln(os.Stderr, "score:", err)
 		os.Exit(1)
 	}
 }
 
-func run(labelsPath, trees, bin, only string, verbose bool) error {
+func run(labelsPath, trees, bin, only string, verbose bool, unlabelled string) error {
 	if trees == "" {
 		return errors.New("-trees is required (run bench/realworld/materialise.sh first)")
 	}
@@ -75,6 +76,16 @@ func run(labelsPath, trees, bin, only string, verbose bool) error {
 		return err
 	}
 	s.Print(os.Stdout, verbose)
+	if unlabelled != "" {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		for _, u := range s.UnlabelledList {
+			if err := enc.Encode(u); err != nil {
+				return err
+			}
+		}
+		return os.WriteFile(unlabelled, b.Bytes(), 0o644)
+	}
 	return nil
 }
 
