@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
@@ -194,9 +195,51 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	if retry != nil {
 		reportRetry(pass, f, clause, clear, clears[clear], retry, failed, fnName)
 	}
-	if (k.bare || k.broad != nil) && !checksOOM(f, body, k) && !reportsError(f, body, k) {
-		reportTooBroad(pass, f, clause, k, clear, clears[clear], retry != nil, fnName)
+	// Too broad only when the handler retries: a broad handler that clears and then logs,
+	// re-raises, skips the item or falls back to other work hides no error behind a retry.
+	if (k.bare || k.broad != nil) && (retry != nil || retryLoop(try, body)) && !checksOOM(f, body, k) && !reportsError(f, body, k) {
+		reportTooBroad(pass, f, clause, k, clear, clears[clear], fnName)
 	}
+}
+
+// retryLoop reports a try that a loop repeats until it succeeds: the try sits in a loop's
+// body, leaves the loop when its work succeeds (a `break` or `return` in the try body or its
+// else clause), and the handler lets the loop go round again (no raise, return or break of
+// its own).
+func retryLoop(try, handler *pyparse.Node) bool {
+	loop := try.Parent
+	if loop != nil && loop.Kind == "block" {
+		loop = loop.Parent
+	}
+	if loop == nil || (loop.Kind != "for_statement" && loop.Kind != "while_statement") {
+		return false
+	}
+	leaves := func(n *pyparse.Node, kinds ...string) bool {
+		found := false
+		walkOwn(n, func(m *pyparse.Node) {
+			if slices.Contains(kinds, m.Kind) && !(m.Kind == "break_statement" && insideLoop(m, n)) {
+				found = true
+			}
+		})
+		return found
+	}
+	exits := leaves(try.ChildByField("body"), "break_statement", "return_statement")
+	for _, c := range try.NamedChildren() {
+		if c.Kind == "else_clause" {
+			exits = exits || leaves(c, "break_statement", "return_statement")
+		}
+	}
+	return exits && !leaves(handler, "raise_statement", "return_statement", "break_statement")
+}
+
+// insideLoop reports whether m sits in a loop nested inside top (its break ends that loop).
+func insideLoop(m, top *pyparse.Node) bool {
+	for p := m.Parent; p != nil && p != top; p = p.Parent {
+		if p.Kind == "for_statement" || p.Kind == "while_statement" {
+			return true
+		}
+	}
+	return false
 }
 
 // findRetry returns the call in the handler that re-runs the failed work after the cache
@@ -427,17 +470,13 @@ func reportRetry(pass *driver.Pass, f *pyparse.File, clause, clear *pyparse.Node
 	pass.Report(d)
 }
 
-func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k exceptKind, clear *pyparse.Node, how string, retries bool, fnName string) {
+func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k exceptKind, clear *pyparse.Node, how string, fnName string) {
 	caught, every := "bare `except:`", "every exception"
 	if !k.bare {
 		caught = "`except " + k.text + "`"
 		every = "every " + f.Qualify(pyparse.DottedName(k.broad, f.Src))
 	}
-	then, hides := "carries on", "which swallows the real error"
-	if retries {
-		then, hides = "retries", "which hides the real error behind a retry"
-	}
-	msg := fmt.Sprintf("%s catches more than OOM: it calls %s and %s for %s (shape errors, device-side asserts, NCCL failures), %s", caught, how, then, every, hides)
+	msg := fmt.Sprintf("%s catches more than OOM: it calls %s and retries for %s (shape errors, device-side asserts, NCCL failures), which hides the real error behind a retry", caught, how, every)
 	header := clause
 	end := clause.Start
 	for _, c := range clause.Children {
