@@ -105,6 +105,8 @@ type classifier struct {
 	// registered maps the functions handed to a torch hook registrar to their registration
 	// (built on first use).
 	registered map[*pyparse.Function]*registration
+	// clears maps every cache-emptying call node to its spelling (built on first use).
+	clears map[*pyparse.Node]string
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -487,6 +489,20 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 			}
 		}
 	}
+	// A clean-up on the error path of a handler that is no OOM retry (log and go on, skip the
+	// item) runs when the work fails: how often cannot be told, so it is quoted, never an
+	// error. An OOM handler is Pattern's to judge.
+	var errorPath *gate
+	for _, h := range lc.Handlers {
+		if base != Once && (gov == nil || gov.Node.Contains(h.Node)) && !a.oomHandler(f, h, r.Call.Node) {
+			text := "except"
+			if h.Type != "" {
+				text += " " + h.Type
+			}
+			errorPath = &gate{Node: h.Node, Kind: unknownGate, Text: text, Inside: gov.nodeOrNil()}
+			break
+		}
+	}
 	if base == Once {
 		r.Frequency = Once
 		if r.Reason == "" {
@@ -510,6 +526,9 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		if decide == nil || selectivity(g.Kind) > selectivity(decide.Kind) {
 			decide = g
 		}
+	}
+	if errorPath != nil && (decide == nil || selectivity(decide.Kind) < selectivity(unknownGate)) {
+		decide = errorPath
 	}
 	if decide != nil {
 		applyGate(r, &base, decide)

@@ -63,6 +63,14 @@ type handler struct {
 	Kind exceptKind // what it catches, resolved through imports
 }
 
+// nodeOrNil is the loop's node, nil for no loop.
+func (l *loop) nodeOrNil() *pyparse.Node {
+	if l == nil {
+		return nil
+	}
+	return l.Node
+}
+
 // localContext is what encloses a call inside its own function.
 type localContext struct {
 	Loops    []*loop // innermost first

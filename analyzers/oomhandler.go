@@ -169,14 +169,7 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	if !k.bare && !k.oom && k.broad == nil {
 		return // cannot catch an OOM
 	}
-	body := clause.ChildByField("body")
-	if body == nil {
-		for _, c := range clause.NamedChildren() {
-			if c.Kind == "block" {
-				body = c
-			}
-		}
-	}
+	body := handlerBody(clause)
 	try := clause.Parent
 	if body == nil || try == nil || try.Kind != "try_statement" {
 		return
@@ -200,6 +193,20 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	if (k.bare || k.broad != nil) && (retry != nil || retryLoop(try, body)) && !checksOOM(f, body, k) && !reportsError(f, body, k) {
 		reportTooBroad(pass, f, clause, k, clear, clears[clear], fnName)
 	}
+}
+
+// handlerBody is an except clause's block.
+func handlerBody(clause *pyparse.Node) *pyparse.Node {
+	if body := clause.ChildByField("body"); body != nil {
+		return body
+	}
+	var body *pyparse.Node
+	for _, c := range clause.NamedChildren() {
+		if c.Kind == "block" {
+			body = c
+		}
+	}
+	return body
 }
 
 // retryLoop reports a try that a loop repeats until it succeeds: the try sits in a loop's

@@ -43,7 +43,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 	src := f.Src
 	// 1. OOM handling: in an except clause, gated by an OOM flag, or in a bounded retry loop.
 	for _, h := range lc.Handlers {
-		if h.Kind.catchesOOM() {
+		if a.oomHandler(f, h, call) {
 			t := h.Type
 			if t == "" {
 				t = "bare except"
@@ -123,6 +123,32 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		}
 	}
 	return PatternNone, ""
+}
+
+// oomHandler reports an except clause that handles an out-of-memory error: it names one, or
+// it catches more (a bare `except:`, `except Exception`, `except RuntimeError`) and either
+// tests for OOM or retries the failed work (CL006's reading). A broad handler that clears the
+// cache and logs, re-raises, skips the item or falls back is an error path, not an OOM retry.
+func (a *classifier) oomHandler(f *pyparse.File, h *handler, call *pyparse.Node) bool {
+	k := h.Kind
+	if k.oom || k.memory {
+		return true
+	}
+	if !k.catchesOOM() || h.Try == nil || h.Try.Kind != "try_statement" {
+		return false
+	}
+	body := handlerBody(h.Node)
+	if body == nil {
+		return false
+	}
+	if checksOOM(f, body, k) || retryLoop(h.Try, body) {
+		return true
+	}
+	if a.clears == nil {
+		a.clears = clearingCalls(a.g)
+	}
+	retry, _ := findRetry(a.g, f, h.Try, body, call, a.clears)
+	return retry != nil
 }
 
 func firstLine(s string) string {

@@ -93,8 +93,8 @@ func TestPatternRecords(t *testing.T) {
 		return
 	}
 	want := map[string]string{
-		"oom_types.py:15":          "none",
-		"oom_types.py:23":          "oom_retry",
+		"oom_types.py:16":          "none",
+		"oom_types.py:24":          "oom_retry",
 		"batch_search.py:14":       "oom_retry",
 		"interactive.ipynb:cell 2": "interactive_cleanup",
 	}

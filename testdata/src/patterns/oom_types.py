@@ -11,8 +11,9 @@ def train_and_report(urls, loader, model, optimizer):
         try:
             requests.post(urls[0], json={"loss": loss.item()})
         except requests.RequestException:
-            # A network error, not an OOM: this clears the cache on every failed post.
-            torch.cuda.empty_cache()  # want "CL001"
+            # A network error, not an OOM: this clears the cache on every failed post, and
+            # how often a post fails cannot be told.
+            torch.cuda.empty_cache()  # want "CL004 .*when `except requests.RequestException`"
 
 
 def train_skipping_oom(loader, model, optimizer):
@@ -24,3 +25,15 @@ def train_skipping_oom(loader, model, optimizer):
             continue
         loss.backward()
         optimizer.step()
+
+
+def train_skipping_bad_batches(loader, model, opt):
+    # A broad handler that clears and skips the batch: an error path, not an OOM retry, and
+    # not every step either.
+    for batch in loader:
+        try:
+            model(batch).backward()
+            opt.step()
+        except Exception:
+            torch.cuda.empty_cache()  # want "CL004 .*when `except Exception`"
+            continue
