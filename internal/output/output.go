@@ -142,13 +142,11 @@ func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palett
 	if opts.Quiet {
 		return
 	}
-	switch n := len(fs); n {
-	case 0:
+	if len(fs) == 0 {
 		b.WriteString("All checks passed!\n")
 		return
-	default:
-		fmt.Fprintf(b, "Found %d %s.\n", n, plural(n, "error", "errors"))
 	}
+	b.WriteString(foundLine(fs) + "\n")
 	applicable, hidden := 0, 0
 	for _, f := range fs {
 		a, h := fixState(f, opts.UnsafeFixes)
@@ -169,6 +167,44 @@ func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palett
 	case hidden > 0:
 		fmt.Fprintf(b, "No fixes available (%s).\n", hiddenNote)
 	}
+}
+
+// severityNouns name findings of one severity, in the order the summary counts them: in a
+// list of severities (one, many) and when all findings have it (alone, alones).
+var severityNouns = []struct {
+	severity                 rules.Severity
+	one, many, alone, alones string
+}{
+	{rules.Error, "error", "errors", "error", "errors"},
+	{rules.Warning, "warning", "warnings", "warning", "warnings"},
+	{rules.Info, "info", "info", "info finding", "info findings"},
+}
+
+// foundLine counts the findings by severity: "Found 2 errors." when all are errors, as
+// ruff's line (all of ruff's diagnostics are errors), else "Found 5 findings: 2 errors,
+// 2 warnings, 1 info." A severity the registry does not know is counted as "other".
+func foundLine(fs []report.Finding) string {
+	var parts []string
+	counted := 0
+	for _, sn := range severityNouns {
+		n := 0
+		for _, f := range fs {
+			if f.Severity == sn.severity {
+				n++
+			}
+		}
+		if n == len(fs) {
+			return fmt.Sprintf("Found %d %s.", n, plural(n, sn.alone, sn.alones))
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, sn.one, sn.many)))
+		}
+		counted += n
+	}
+	if other := len(fs) - counted; other > 0 {
+		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	return fmt.Sprintf("Found %d %s: %s.", len(fs), plural(len(fs), "finding", "findings"), strings.Join(parts, ", "))
 }
 
 func plural(n int, one, many string) string {
