@@ -6,8 +6,10 @@
 //
 //   - text and concise end with a summary that counts the findings by severity: ruff's
 //     "Found N error(s)." when every finding is an error (all of ruff's are), else
-//     "Found 5 findings: 2 errors, 2 warnings, 1 info."; "All checks passed!" when there
-//     is none; then ruff's fix hint ("[*] N fixable with the `--fix` option." /
+//     "Found 5 findings: 2 errors, 2 warnings, 1 info."; after --fix, "Found 4 findings
+//     (2 fixed, 2 remaining: 1 error, 1 warning)." (ruff's "(1 fixed, 2 remaining)", which
+//     replaces the CLI's stderr note then); "All checks passed!" when there is none; then
+//     ruff's fix hint ("[*] N fixable with the `--fix` option." /
 //     "No fixes available (N hidden fixes can be enabled with the `--unsafe-fixes` option).").
 //   - A finding that --fix would fix under the current --unsafe-fixes setting shows `[*]`
 //     after its code (`CL006 [*] [warning] ...`), as ruff's do: the markers are what the

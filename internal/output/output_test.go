@@ -175,6 +175,20 @@ func TestSummaryCountsFixesLikeRuff(t *testing.T) {
 	}
 }
 
+// TestSummaryAfterFix: after --fix the summary counts what was fixed and what remains, by
+// severity, as ruff's "Found 3 errors (1 fixed, 2 remaining)."; nothing remaining is no
+// "All checks passed!" then.
+func TestSummaryAfterFix(t *testing.T) {
+	rep := fixtureReport()
+	out := string(render(t, "concise", rep, Options{Fixed: 2, UnsafeFixes: true}))
+	if want := "Found 8 findings (2 fixed, 6 remaining: 4 errors, 2 warnings).\n[*] 2 fixable with the `--fix` option.\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("after --fix:\n%s\nwant suffix:\n%s", out, want)
+	}
+	if got := string(render(t, "text", &report.Report{}, Options{Fixed: 1})); got != "Found 1 finding (1 fixed, 0 remaining).\n" {
+		t.Errorf("everything fixed prints %q", got)
+	}
+}
+
 // TestFoundLineCountsBySeverity: ruff's "Found N errors." only when every finding is an
 // error; warnings and info findings are counted as what they are.
 func TestFoundLineCountsBySeverity(t *testing.T) {
