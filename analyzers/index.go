@@ -656,7 +656,8 @@ func (p *project) importNeedles(f *pyparse.File, name string) []string {
 
 func isIdentifier(s string) bool {
 	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' || c >= 0x80) {
+		ok := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' || c >= 0x80
+		if !ok {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
@@ -119,12 +120,17 @@ func where(r *Record) string {
 			at = fmt.Sprintf("%s:%d", r.LoopFile.Path, r.Loop.Node.Line())
 		}
 		s := fmt.Sprintf("the %s at %s (`%s`)", kind, at, r.Loop.Header)
+		which := "which runs"
+		if r.Loop.Kind == stepLoop {
+			s += ", " + stepEvidence(r)
+			which = "and runs"
+		}
 		if e := r.Through; e != nil {
 			at = fmt.Sprintf("line %d", e.Call.Node.Line())
 			if e.File != r.File {
 				at = fmt.Sprintf("%s:%d", e.File.Path, e.Call.Node.Line())
 			}
-			s += fmt.Sprintf(", which runs this %s() through `%s` at %s", e.Callee.Name, shorten(e.Call.Node.Text(e.File.Src)), at)
+			s += fmt.Sprintf(", %s this %s() through `%s` at %s", which, e.Callee.Name, shorten(e.Call.Node.Text(e.File.Src)), at)
 		}
 		return s
 	}
@@ -134,9 +140,84 @@ func where(r *Record) string {
 	return "this loop"
 }
 
+// stepEvidence says what makes the record's loop a step loop, with the line of the call that
+// shows it: "which runs `loss.backward()` at line 41", "which runs `self.train_step()` at
+// line 41 (it runs `loss.backward()`)". A loop judged by its names says so.
+func stepEvidence(r *Record) string {
+	l := r.Loop
+	const inBody = "runs a step in its body ("
+	switch {
+	case strings.HasPrefix(l.Why, inBody):
+		what := strings.TrimSuffix(strings.TrimPrefix(l.Why, inBody), ")")
+		first, rest, _ := strings.Cut(what, " runs ")
+		s := "which runs " + first
+		lf := r.LoopFile
+		if lf == nil {
+			lf = r.File
+		}
+		if n := evidenceCall(lf, l.Node, first); n != nil {
+			s += " at line " + strconv.Itoa(n.Line())
+			if lf != r.File {
+				s = fmt.Sprintf("which runs %s at %s:%d", first, lf.Path, n.Line())
+			}
+		}
+		if rest != "" {
+			s += " (it runs " + rest + ")"
+		}
+		return s
+	case l.Why == "iterates batches or steps" || l.Why == "counts steps":
+		return "which " + l.Why + ", judged by its names"
+	}
+	return "which " + l.Why
+}
+
+// evidenceCall finds the call a loop's evidence quotes ("`loss.backward()`",
+// "`self.model(...)`") in the loop's body, outside nested definitions: the first one in its
+// own body, else the first in a nested loop. Nil when the quote names no call found there.
+func evidenceCall(f *pyparse.File, loopNode *pyparse.Node, quoted string) *pyparse.Node {
+	callee := strings.TrimSuffix(strings.TrimSuffix(strings.Trim(quoted, "`"), "(...)"), "()")
+	body := loopNode.ChildByField("body")
+	if body == nil || callee == "" {
+		return nil
+	}
+	find := func(ownBody bool) *pyparse.Node {
+		var found *pyparse.Node
+		body.Walk(func(m *pyparse.Node) bool {
+			if found != nil || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+				ownBody && m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+				return false
+			}
+			if m.Kind == "call" && pyparse.DottedName(m.ChildByField("function"), f.Src) == callee {
+				found = m
+			}
+			return found == nil
+		})
+		return found
+	}
+	if n := find(true); n != nil {
+		return n
+	}
+	return find(false)
+}
+
+// named is the clause for a condition that leaves the frequency alone but that the message
+// names: " when `args.empty_cache` is set" for a user's opt-in, " when `rank == 0`".
+func named(r *Record) string {
+	switch g := r.Named; {
+	case g == nil:
+		return ""
+	case g.Kind == optInGate:
+		return fmt.Sprintf(" when `%s` is set", g.Text)
+	}
+	return fmt.Sprintf(" when `%s`", r.Named.Text)
+}
+
 func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 	subj := what(r)
 	var msg string
+	// What one call costs holds whatever a step of this loop is; a share of a step would
+	// hold only for a step like the one measured.
+	cost := "; one call costs " + rules.CallCostRange()
 	switch r.Rule {
 	case rules.CL001:
 		switch {
@@ -147,18 +228,12 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 		case r.Hook == "torch hook":
 			msg = fmt.Sprintf("%s runs on every forward or step: %s", subj, r.Reason[3:])
 		case r.Hook == "step-loop-names":
-			msg = fmt.Sprintf("%s runs on every training step: `%s` runs once per step (step-loop-names)", subj, r.Call.Function.Name)
+			msg = fmt.Sprintf("%s runs on every step: `%s` runs once per step (step-loop-names)", subj, r.Call.Function.Name)
 		default:
-			msg = fmt.Sprintf("%s runs on every training step: `%s` is called by %s once per batch", subj, r.Call.Function.Name, r.Hook)
+			// A framework's per-batch hook: training, validation, test or prediction.
+			msg = fmt.Sprintf("%s runs on every batch: `%s` is called by %s once per batch", subj, r.Call.Function.Name, r.Hook)
 		}
-		if g := r.Named; g != nil {
-			if g.Kind == optInGate {
-				msg += fmt.Sprintf(" when `%s` is set", g.Text)
-			} else {
-				msg += fmt.Sprintf(" when `%s`", g.Text)
-			}
-		}
-		msg += " (per-batch calls cost ResNet-50 38-45% of its throughput on an H200)"
+		msg += named(r)
 	case rules.CL002:
 		gate := ""
 		if r.Gate != nil {
@@ -169,7 +244,7 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 		} else {
 			msg = fmt.Sprintf("%s runs periodically in %s%s (period unknown)", subj, where(r), gate)
 		}
-		msg += "; each call syncs the GPU and empties the allocator cache, which the next steps refill with cudaMalloc"
+		cost = "; each call costs " + rules.CallCostRange() + ": it syncs the GPU and empties the allocator cache, which the next steps refill with cudaMalloc"
 	case rules.CL003:
 		if r.Loop != nil && r.Loop.Kind == epochLoop && r.Loop.Why != "iterates epochs" {
 			msg = fmt.Sprintf("%s runs once per iteration of %s, which %s", subj, where(r), r.Loop.Why)
@@ -178,15 +253,16 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 		} else {
 			msg = fmt.Sprintf("%s runs once per epoch: %s", subj, r.Reason)
 		}
-		msg += " (about 2% of throughput in the article's ResNet-50 measurement)"
 	case rules.CL004:
 		switch {
 		case r.Gate != nil && r.Gate.Kind == unknownGate:
-			msg = fmt.Sprintf("%s runs in %s when `%s`, and cachelint cannot tell how often that holds", subj, where(r), r.Gate.Text)
+			msg = fmt.Sprintf("%s runs in %s when `%s`%s, and cachelint cannot tell how often that holds",
+				subj, where(r), r.Gate.Text, strings.Replace(named(r), " when ", " and ", 1))
 		default:
-			msg = fmt.Sprintf("%s runs on every iteration of %s, which cachelint cannot classify as a step or epoch loop", subj, where(r))
+			msg = fmt.Sprintf("%s runs on every iteration of %s%s, a loop cachelint cannot classify as a step or epoch loop", subj, where(r), named(r))
 		}
 	}
+	msg += cost
 	if len(r.Via) > 0 {
 		msg += "; via " + Chain(r)
 	}

@@ -123,6 +123,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 		con.notef("added %d noqa directive(s)", n)
 		return nil
 	}
+	fixed := 0
 	if cf.fix || cf.diff {
 		fo := engine.FixOptions{Unsafe: cf.unsafeFixes}
 		if cf.diff {
@@ -139,7 +140,14 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 		if cf.diff {
 			verb = "would fix"
 		}
-		con.notef("%s %d finding(s) in %d file(s), %d remaining", verb, sum.Fixed, sum.Files, sum.Remaining)
+		// The closing summary of a human format says what was fixed (ruff's "Found 3 errors
+		// (1 fixed, 2 remaining)."); the note tells it where there is no such summary.
+		summarised := !cf.diff && cf.quiet == quietNone && !cf.statistics &&
+			(cf.format == "text" || cf.format == "full" || cf.format == "concise")
+		if !summarised {
+			con.notef("%s %d finding(s) in %d file(s), %d remaining", verb, sum.Fixed, sum.Files, sum.Remaining)
+		}
+		fixed = sum.Fixed
 		if cf.diff {
 			// Like ruff: a diff means the files are not clean yet.
 			if (sum.Remaining > 0 || sum.Files > 0) && !cf.exitZero {
@@ -178,7 +186,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 		w = outFile
 	}
 	oo := output.Options{Color: useColor(cf.color, w), Version: currentVersion().version, Cwd: res.Cwd, ProjectRoot: res.RootRel,
-		UnsafeFixes: cf.unsafeFixes, Quiet: cf.quiet > quietNone}
+		UnsafeFixes: cf.unsafeFixes, Quiet: cf.quiet > quietNone, Fixed: fixed}
 	if cf.format == "github" {
 		oo.Workspace = os.Getenv("GITHUB_WORKSPACE")
 		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {

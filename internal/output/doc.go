@@ -4,10 +4,16 @@
 //
 // Choices made where the spec is silent, following ruff:
 //
-//   - text and concise end with a summary: "Found N error(s)." (every finding counts as an
-//     "error", as in ruff, whatever its severity) or "All checks passed!" when there is
-//     none, then ruff's fix hint ("[*] N fixable with the `--fix` option." /
+//   - text and concise end with a summary that counts the findings by severity: ruff's
+//     "Found N error(s)." when every finding is an error (all of ruff's are), else
+//     "Found 5 findings: 2 errors, 2 warnings, 1 info."; after --fix, "Found 4 findings
+//     (2 fixed, 2 remaining: 1 error, 1 warning)." (ruff's "(1 fixed, 2 remaining)", which
+//     replaces the CLI's stderr note then); "All checks passed!" when there is none; then
+//     ruff's fix hint ("[*] N fixable with the `--fix` option." /
 //     "No fixes available (N hidden fixes can be enabled with the `--unsafe-fixes` option).").
+//   - A finding that --fix would fix under the current --unsafe-fixes setting shows `[*]`
+//     after its code (`CL006 [*] [warning] ...`), as ruff's do: the markers are what the
+//     summary's "[*] N fixable" counts. An unsafe fix is marked only with --unsafe-fixes.
 //   - text frames show the line before the reported one and the reported line; a span that
 //     runs over several lines is underlined to the end of its first line. Tabs expand to
 //     the next multiple of 4 columns and control characters show as their Unicode control

@@ -85,7 +85,7 @@ func stepSummary(fs []report.Finding, opts Options) []byte {
 		b.WriteString("All checks passed!\n\n")
 		return b.Bytes()
 	}
-	fmt.Fprintf(&b, "Found %d %s.\n\n", len(fs), plural(len(fs), "error", "errors"))
+	b.WriteString(foundLine(fs) + "\n\n")
 	b.WriteString("| Code | Location | Message |\n| --- | --- | --- |\n")
 	for _, f := range fs {
 		loc := githubPath(f.File, opts) + ":"

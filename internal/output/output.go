@@ -45,6 +45,10 @@ type Options struct {
 	// UnsafeFixes is set when the user passed --unsafe-fixes: unsafe fixes then count as
 	// fixable in the summary and the statistics, as in ruff.
 	UnsafeFixes bool
+	// Fixed is how many findings --fix removed before this report: the summary then says
+	// "Found 4 findings (2 fixed, 2 remaining: 1 error, 1 warning).", as ruff's "Found 3
+	// errors (1 fixed, 2 remaining).".
+	Fixed int
 	// Quiet leaves out the closing summary of the human formats ("Found 2 errors.", "All
 	// checks passed!"), as ruff's -q does: the findings alone.
 	Quiet bool
@@ -142,12 +146,19 @@ func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palett
 	if opts.Quiet {
 		return
 	}
-	switch n := len(fs); n {
-	case 0:
+	switch {
+	case opts.Fixed > 0:
+		total := opts.Fixed + len(fs)
+		fmt.Fprintf(b, "Found %d %s (%d fixed, %d remaining", total, plural(total, "finding", "findings"), opts.Fixed, len(fs))
+		if len(fs) > 0 {
+			b.WriteString(": " + severityCounts(fs))
+		}
+		b.WriteString(").\n")
+	case len(fs) == 0:
 		b.WriteString("All checks passed!\n")
 		return
 	default:
-		fmt.Fprintf(b, "Found %d %s.\n", n, plural(n, "error", "errors"))
+		b.WriteString(foundLine(fs) + "\n")
 	}
 	applicable, hidden := 0, 0
 	for _, f := range fs {
@@ -169,6 +180,56 @@ func writeSummary(b *bytes.Buffer, fs []report.Finding, opts Options, pal palett
 	case hidden > 0:
 		fmt.Fprintf(b, "No fixes available (%s).\n", hiddenNote)
 	}
+}
+
+// severityNouns name findings of one severity, in the order the summary counts them: in a
+// list of severities (one, many) and when all findings have it (alone, alones).
+var severityNouns = []struct {
+	severity                 rules.Severity
+	one, many, alone, alones string
+}{
+	{rules.Error, "error", "errors", "error", "errors"},
+	{rules.Warning, "warning", "warnings", "warning", "warnings"},
+	{rules.Info, "info", "info", "info finding", "info findings"},
+}
+
+// foundLine counts the findings by severity: "Found 2 errors." when all are errors, as
+// ruff's line (all of ruff's diagnostics are errors), else "Found 5 findings: 2 errors,
+// 2 warnings, 1 info.".
+func foundLine(fs []report.Finding) string {
+	for _, sn := range severityNouns {
+		if n := countSeverity(fs, sn.severity); n == len(fs) {
+			return fmt.Sprintf("Found %d %s.", n, plural(n, sn.alone, sn.alones))
+		}
+	}
+	return fmt.Sprintf("Found %d %s: %s.", len(fs), plural(len(fs), "finding", "findings"), severityCounts(fs))
+}
+
+// severityCounts lists how many findings have each severity: "2 errors, 1 info". A
+// severity the registry does not know is counted as "other".
+func severityCounts(fs []report.Finding) string {
+	var parts []string
+	counted := 0
+	for _, sn := range severityNouns {
+		if n := countSeverity(fs, sn.severity); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, sn.one, sn.many)))
+			counted += n
+		}
+	}
+	if other := len(fs) - counted; other > 0 {
+		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countSeverity(fs []report.Finding, s rules.Severity) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
 }
 
 func plural(n int, one, many string) string {

@@ -136,27 +136,83 @@ func TestMissingRuleFactsComeFromTheRegistry(t *testing.T) {
 
 func TestSummaryCountsFixesLikeRuff(t *testing.T) {
 	rep := fixtureReport() // one safe fix (CL006), one unsafe (CL001)
-	out := string(render(t, "concise", rep, Options{}))
-	want := "Found 6 errors.\n[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
-	if !strings.HasSuffix(out, want) {
-		t.Errorf("summary without --unsafe-fixes:\n%s\nwant suffix:\n%s", out, want)
-	}
-	out = string(render(t, "concise", rep, Options{UnsafeFixes: true}))
-	want = "Found 6 errors.\n[*] 2 fixable with the `--fix` option.\n"
-	if !strings.HasSuffix(out, want) {
-		t.Errorf("summary with --unsafe-fixes:\n%s\nwant suffix:\n%s", out, want)
-	}
-
-	onlyUnsafe := &report.Report{Findings: []report.Finding{rep.Findings[2]}}
-	out = string(render(t, "concise", onlyUnsafe, Options{}))
-	want = "Found 1 error.\nNo fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
-	if !strings.HasSuffix(out, want) {
-		t.Errorf("summary with only an unsafe fix:\n%s\nwant suffix:\n%s", out, want)
+	for _, tc := range []struct {
+		name    string
+		rep     *report.Report
+		unsafe  bool
+		summary string
+		marked  []string // the codes whose findings carry [*], in order
+	}{
+		{"without --unsafe-fixes", rep, false,
+			"Found 6 findings: 4 errors, 2 warnings.\n[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n",
+			[]string{"CL006"}},
+		{"with --unsafe-fixes", rep, true,
+			"Found 6 findings: 4 errors, 2 warnings.\n[*] 2 fixable with the `--fix` option.\n",
+			[]string{"CL001", "CL006"}},
+		{"only an unsafe fix", &report.Report{Findings: []report.Finding{rep.Findings[2]}}, false,
+			"Found 1 error.\nNo fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n",
+			nil},
+	} {
+		out := string(render(t, "concise", tc.rep, Options{UnsafeFixes: tc.unsafe}))
+		if !strings.HasSuffix(out, tc.summary) {
+			t.Errorf("summary %s:\n%s\nwant suffix:\n%s", tc.name, out, tc.summary)
+		}
+		// The findings the summary counts as fixable are the ones marked, as in ruff.
+		var marked []string
+		for _, l := range strings.Split(out, "\n") {
+			if code, rest, ok := strings.Cut(l, " [*] "); ok && strings.Contains(code, ": CL") && rest != "" {
+				marked = append(marked, code[strings.LastIndex(code, " ")+1:])
+			}
+		}
+		if strings.Join(marked, ",") != strings.Join(tc.marked, ",") {
+			t.Errorf("%s: [*] on %v, want %v:\n%s", tc.name, marked, tc.marked, out)
+		}
 	}
 
 	none := &report.Report{}
 	if got := string(render(t, "text", none, Options{})); got != "All checks passed!\n" {
 		t.Errorf("clean run prints %q, want ruff's \"All checks passed!\"", got)
+	}
+}
+
+// TestSummaryAfterFix: after --fix the summary counts what was fixed and what remains, by
+// severity, as ruff's "Found 3 errors (1 fixed, 2 remaining)."; nothing remaining is no
+// "All checks passed!" then.
+func TestSummaryAfterFix(t *testing.T) {
+	rep := fixtureReport()
+	out := string(render(t, "concise", rep, Options{Fixed: 2, UnsafeFixes: true}))
+	if want := "Found 8 findings (2 fixed, 6 remaining: 4 errors, 2 warnings).\n[*] 2 fixable with the `--fix` option.\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("after --fix:\n%s\nwant suffix:\n%s", out, want)
+	}
+	if got := string(render(t, "text", &report.Report{}, Options{Fixed: 1})); got != "Found 1 finding (1 fixed, 0 remaining).\n" {
+		t.Errorf("everything fixed prints %q", got)
+	}
+}
+
+// TestFoundLineCountsBySeverity: ruff's "Found N errors." only when every finding is an
+// error; warnings and info findings are counted as what they are.
+func TestFoundLineCountsBySeverity(t *testing.T) {
+	f := func(sev ...rules.Severity) []report.Finding {
+		var fs []report.Finding
+		for _, s := range sev {
+			fs = append(fs, report.Finding{Severity: s})
+		}
+		return fs
+	}
+	for _, tc := range []struct {
+		fs   []report.Finding
+		want string
+	}{
+		{f(rules.Error), "Found 1 error."},
+		{f(rules.Warning, rules.Warning), "Found 2 warnings."},
+		{f(rules.Info), "Found 1 info finding."},
+		{f(rules.Info, rules.Info), "Found 2 info findings."},
+		{f(rules.Warning, rules.Error, rules.Info, rules.Error), "Found 4 findings: 2 errors, 1 warning, 1 info."},
+		{f(rules.Warning, "fatal"), "Found 2 findings: 1 warning, 1 other."},
+	} {
+		if got := foundLine(tc.fs); got != tc.want {
+			t.Errorf("foundLine(%v) = %q, want %q", tc.fs, got, tc.want)
+		}
 	}
 }
 
@@ -177,7 +233,7 @@ func TestStatisticsOrderAndFixMarker(t *testing.T) {
 			t.Errorf("statistics line %d = %q, want %q", i, lines[i], w)
 		}
 	}
-	if !strings.Contains(b.String(), "Found 6 errors.") {
+	if !strings.Contains(b.String(), "Found 6 findings: 4 errors, 2 warnings.") {
 		t.Errorf("statistics should end with the summary:\n%s", b.String())
 	}
 

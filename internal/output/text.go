@@ -16,7 +16,7 @@ const tabStop = 4
 func printFull(b *bytes.Buffer, fs []report.Finding, rep *report.Report, opts Options) error {
 	pal := newPalette(opts.Color)
 	for _, f := range fs {
-		writeHeader(b, f, pal, true)
+		writeHeader(b, f, pal, true, opts)
 		writeFrame(b, f, rep, pal)
 		b.WriteByte('\n')
 	}
@@ -27,7 +27,7 @@ func printFull(b *bytes.Buffer, fs []report.Finding, rep *report.Report, opts Op
 func printConcise(b *bytes.Buffer, fs []report.Finding, _ *report.Report, opts Options) error {
 	pal := newPalette(opts.Color)
 	for _, f := range fs {
-		writeHeader(b, f, pal, false)
+		writeHeader(b, f, pal, false, opts)
 	}
 	writeSummary(b, fs, opts, pal)
 	return nil
@@ -63,11 +63,17 @@ func humanLocation(f report.Finding, pal palette, withColumn bool) string {
 	return sb.String()
 }
 
-func writeHeader(b *bytes.Buffer, f report.Finding, pal palette, withSeverity bool) {
+// writeHeader writes "file:line:col: CODE [*] [severity] message": the [*] marks a finding
+// that --fix would fix under the current --unsafe-fixes setting, as ruff marks it, so the
+// markers add up to the summary's "[*] N fixable".
+func writeHeader(b *bytes.Buffer, f report.Finding, pal palette, withSeverity bool, opts Options) {
 	b.WriteString(humanLocation(f, pal, true))
 	b.WriteString(pal.sep.Sprint(":"))
 	b.WriteString(" ")
 	b.WriteString(pal.code.Sprint(f.Code))
+	if applicable, _ := fixState(f, opts.UnsafeFixes); applicable {
+		b.WriteString(" [" + pal.fixable.Sprint("*") + "]")
+	}
 	if withSeverity && f.Severity != "" {
 		b.WriteString(" ")
 		b.WriteString(pal.forSeverity(f.Severity).Sprint("[" + string(f.Severity) + "]"))

@@ -127,7 +127,7 @@ func TestNoFrameWithoutSource(t *testing.T) {
 		"line past the end":  {Findings: []report.Finding{f}, Source: func(string) []byte { return []byte("x\n") }},
 	} {
 		got := string(render(t, "text", rep, Options{}))
-		want := "a.py:3:1: CL004 [warning] m\n  = help: h\n\nFound 1 error.\n"
+		want := "a.py:3:1: CL004 [warning] m\n  = help: h\n\nFound 1 warning.\n"
 		if got != want {
 			t.Errorf("%s:\n%q\nwant\n%q", name, got, want)
 		}

@@ -4,7 +4,7 @@ from mylib.mem import flush_gpu
 def on_tick(engine, batch):
     # Called once per batch by an in-house engine cachelint cannot see: step-loop-names says so.
     engine.model(batch)
-    flush_gpu()  # want "CL001 mylib.mem.flush_gpu\\(\\) runs on every training step: `on_tick` runs once per step \\(step-loop-names\\)"
+    flush_gpu()  # want "CL001 mylib.mem.flush_gpu\\(\\) runs on every step: `on_tick` runs once per step \\(step-loop-names\\)"
 
 
 def feed(stream, engine):

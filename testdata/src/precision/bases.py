@@ -57,7 +57,7 @@ class SliderTrainer(BaseTrainer):
         loss = self.model(batch)
         loss.backward()
         self.optimizer.step()
-        torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration of the step loop at line 48 .*, which runs this hook_train_loop.. through `self.hook_train_loop.batch.`"
+        torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration of the step loop at line 48 .*, which iterates batches or steps, judged by its names, and runs this hook_train_loop.. through `self.hook_train_loop.batch.`"
 
 
 class Cleaner:
