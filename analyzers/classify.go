@@ -306,6 +306,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		if closedFor(f, fn, lc, e) {
 			continue // this call's literal arguments keep the helper from emptying the cache
 		}
+		if e.Dispatch && strings.HasPrefix(call.Callee, "super().") {
+			// An override that hands on to the base's own method: the base class's call
+			// reaches that method directly, and is reported there.
+			continue
+		}
 		chain := append([]*Edge{e}, via...)
 		sub := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))
 		if e.Dispatch {

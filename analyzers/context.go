@@ -404,6 +404,16 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		if rhs := lastAssignment(f, cond); rhs != nil {
 			return a.condKind(f, rhs, negate, depth+1)
 		}
+		if k, ok := a.latch(f, cond, negate, depth); ok {
+			return k, 0, ""
+		}
+	}
+	if cond.Kind == "not_operator" {
+		if arg := cond.ChildByField("argument"); arg != nil && arg.Kind == "identifier" {
+			if k, ok := a.latch(f, arg, !negate, depth); ok {
+				return k, 0, ""
+			}
+		}
 	}
 	t := cond.Text(src)
 	if cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil {
@@ -474,6 +484,68 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		}
 	}
 	return kind, 0, ""
+}
+
+// latch reads a flag the loop sets and resets itself: `if not done: flush(); done = True`
+// runs once (the test's own branch latches it), and `if flush_next: flush(); flush_next =
+// False` runs as often as the places that set it, here under a save gate. It reports the
+// gate the flag stands for, and whether it could tell.
+func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, depth int) (gateKind, bool) {
+	ifStmt := flag.Parent
+	for ifStmt != nil && (ifStmt.Kind == "not_operator" || ifStmt.Kind == "parenthesized_expression") {
+		ifStmt = ifStmt.Parent
+	}
+	fn := f.EnclosingFunction(flag)
+	if ifStmt == nil || ifStmt.Kind != "if_statement" || fn == nil {
+		return 0, false
+	}
+	name := flag.Text(f.Src)
+	var sets []*pyparse.Node // assignments of a truthy value
+	fn.Body.Walk(func(n *pyparse.Node) bool {
+		if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return n == fn.Body
+		}
+		if n.Kind == "assignment" {
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name && r.Kind == "true" {
+				sets = append(sets, n)
+			}
+		}
+		return true
+	})
+	if len(sets) == 0 {
+		return 0, false
+	}
+	body := ifStmt.ChildByField("consequence")
+	if negate {
+		// `if not flag:` whose own branch sets the flag: true the first time only.
+		for _, set := range sets {
+			if body == nil || !body.Contains(set) {
+				return 0, false
+			}
+		}
+		return initGate, true
+	}
+	// `if flag:`: set elsewhere, each time under a gate: the flag is as rare as the most
+	// frequent of those gates.
+	kind := gateKind(-1)
+	for _, set := range sets {
+		var g gateKind = noGate
+		for m := set.Parent; m != nil && m != fn.Body; m = m.Parent {
+			if m.Kind == "if_statement" && !m.Contains(flag) {
+				if c := m.ChildByField("condition"); c != nil && m.ChildByField("consequence").Contains(set) {
+					g, _, _ = a.condKind(f, c, false, depth+1)
+				}
+				break
+			}
+		}
+		if kind < 0 || selectivity(g) < selectivity(kind) {
+			kind = g
+		}
+	}
+	if kind == periodicGate || kind == onceGate || kind == initGate {
+		return kind, true
+	}
+	return 0, false
 }
 
 // lastAssignment returns the right side of the last plain assignment to name before it in its
@@ -637,7 +709,7 @@ func assignedInLoop(f *pyparse.File, name *pyparse.Node) bool {
 
 var (
 	// reConfigRoot: a value read from the run's arguments or configuration.
-	reConfigRoot = regexp.MustCompile(`^(self\.)?(args|config|cfg|conf|opts?|hparams|training_args|train_args|script_args|model_args|flags|options)\.[\w.]+$`)
+	reConfigRoot = regexp.MustCompile(`^(self\.)?([a-z]+_)?(args|arguments|config|cfg|conf|opts?|hparams|flags|options)\.[\w.]+$`)
 	// reFlagName: a switch by its name (`use_ema`, `enable_offload`, `_do_after_iter`).
 	reFlagName = regexp.MustCompile(`^_*(use|enable|do|with|allow|apply)_\w+$`)
 	// reStepBoundary: Accelerate's `sync_gradients` is true when the accumulated gradients
@@ -646,7 +718,7 @@ var (
 	reMainModule   = regexp.MustCompile(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
 	// reTrainMode: the model or loop is in training mode (`self.model.training`,
 	// `mode == "train"`): true on every step of a training loop.
-	reTrainMode = regexp.MustCompile(`^\s*[\w.]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
+	reTrainMode = regexp.MustCompile(`^\s*[\w.\[\]]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
 	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.
@@ -836,7 +908,8 @@ func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 // gc.collect(); torch.cuda.empty_cache()`): the repetition is one clean-up.
 var reFlushCall = regexp.MustCompile(`(^|\.)(collect|empty_cache|synchronize|ipc_collect|sleep|reset_peak_memory_stats|clear_device_cache|release_memory|free_memory|flush|torch_gc|clean_memory\w*)$`)
 
-var reSmallRange = regexp.MustCompile(`^range\(\s*\d\s*\)$`)
+// reSmallRange: a literal repeat count (`range(3)`, `range(10)`).
+var reSmallRange = regexp.MustCompile(`^range\(\s*\d{1,2}\s*\)$`)
 
 func flushRepeat(f *pyparse.File, body *pyparse.Node) bool {
 	if body == nil {

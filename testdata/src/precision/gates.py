@@ -117,3 +117,29 @@ class ClearEveryStep:
             if self._history:
                 torch.cuda.empty_cache()  # want "CL004 .*self._history"
             self._history = [batch]
+
+
+def train_with_latches(loader, model, opt, args):
+    did_first_flush = False
+    flush_next = False
+    pending = False
+    for step, batch in enumerate(loader):
+        if flush_next:
+            torch.cuda.empty_cache()  # want "CL002 .*flush_next"
+            flush_next = False
+        model(batch).backward()
+        opt.step()
+        if not did_first_flush:
+            torch.cuda.empty_cache()  # runs once, the first time: silent
+            did_first_flush = True
+        if step % args.save_every == 0:
+            flush_next = True
+        if pending:
+            torch.cuda.empty_cache()  # want "CL004 .*pending"
+            pending = False
+        if loss_spiked(batch):
+            pending = True
+
+
+def loss_spiked(batch):
+    return batch is None

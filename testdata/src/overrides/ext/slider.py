@@ -3,6 +3,7 @@ import gc
 
 import torch
 from jobs.process import BaseTrain
+from jobs.process.base_train import CleaningTrain
 
 
 def flush():
@@ -27,3 +28,11 @@ class Exporter:
     def hook_train_loop(self, batch):
         torch.cuda.empty_cache()
         return batch
+
+
+class SamplingTrainer(CleaningTrain):
+    def hook_after_training(self):
+        super().hook_after_training()  # hands on to the base: not reported here
+
+    def hook_train_loop(self, batch):
+        return super().hook_train_loop(batch)
