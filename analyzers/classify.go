@@ -107,6 +107,8 @@ type classifier struct {
 	registered map[*pyparse.Function]*registration
 	// clears maps every cache-emptying call node to its spelling (built on first use).
 	clears map[*pyparse.Node]string
+	// loads memoizes, per function, how it loads a model ("" when it does not).
+	loads map[*pyparse.Function]string
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -179,6 +181,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
+		loads: map[*pyparse.Function]string{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -563,8 +566,13 @@ func applyGate(r *Record, base *Frequency, g *gate) {
 			r.Reason += fmt.Sprintf("; when `%s` is set", g.Text)
 		}
 	case onceGate:
-		if *base == PerIteration {
+		switch *base {
+		case PerIteration:
 			*base, r.Gate = PerEpoch, g
+			r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
+		case Unknown:
+			// One pass of a loop that is no step loop: once per run of the loop.
+			*base, r.Gate = Once, g
 			r.Reason += fmt.Sprintf("; runs once per pass of the loop (`%s`)", g.Text)
 		}
 	case initGate:

@@ -431,6 +431,11 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		}
 		return periodicGate, period, ""
 	}
+	// `for pi in range(num_processes): if pi == local_rank:` picks one pass of the loop,
+	// whatever the other side is (a rank here, not a rank check).
+	if cond.Kind == "comparison_operator" && cond.HasChild("==") && !negate && loopVarCompared(f, cond) {
+		return onceGate, 0, ""
+	}
 	switch {
 	case reDeviceCheck.MatchString(t):
 		return noGate, 0, "a device check"

@@ -111,6 +111,9 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		if reModelLoop.MatchString(l.Names) {
 			return ModelSwitch, fmt.Sprintf("in the loop over models at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
+		if how := a.loadsIn(f, l.Node.ChildByField("body"), call, 0); how != "" {
+			return ModelSwitch, fmt.Sprintf("each iteration of the loop at line %d (`%s`) loads a model (%s)", l.Node.Line(), l.Header, how)
+		}
 	}
 
 	// 5. Interactive cleanup: top-level code of a notebook, or module-level code after `del`.
@@ -123,6 +126,56 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		}
 	}
 	return PatternNone, ""
+}
+
+// loadsIn says how a block loads a model, directly (`from_pretrained`, `load_model`, ...)
+// or through the project functions it calls (an effect summary, memoized per function):
+// "`sft_main()` -> `from_pretrained()`". The call being classified itself is skipped. "" when
+// it does not.
+func (a *classifier) loadsIn(f *pyparse.File, body *pyparse.Node, skip *pyparse.Node, depth int) string {
+	if body == nil {
+		return ""
+	}
+	how := ""
+	body.Walk(func(n *pyparse.Node) bool {
+		if how != "" || n == skip || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return false
+		}
+		if n.Kind != "call" {
+			return true
+		}
+		callee := pyparse.DottedName(n.ChildByField("function"), f.Src)
+		if callee == "" {
+			return true
+		}
+		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoadModel.MatchString(last) && !strings.Contains(last, "offload") {
+			how = "`" + last + "()`"
+			return false
+		}
+		if depth >= 4 {
+			return true
+		}
+		r := a.resolveCall(f, n)
+		if r == nil || r.fn.Node == nil || r.fn.Node.Contains(n) {
+			return true
+		}
+		v, seen := a.loads[r.fn]
+		if !seen {
+			a.loads[r.fn] = "" // cycles end
+			v = a.loadsIn(r.file, r.fn.Body, nil, depth+1)
+			a.loads[r.fn] = v
+		}
+		if v != "" {
+			parts := strings.Split(v, " -> ")
+			how = "`" + r.fn.Name + "()` -> " + v
+			if len(parts) > 1 {
+				how = "`" + r.fn.Name + "()` -> ... -> " + parts[len(parts)-1]
+			}
+			return false
+		}
+		return true
+	})
+	return how
 }
 
 // oomHandler reports an except clause that handles an out-of-memory error: it names one, or

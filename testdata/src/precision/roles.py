@@ -87,3 +87,25 @@ def sample_all(mmdit, vae, prompts, sigmas):
     for prompt in prompts:
         sample_one(mmdit, vae, prompt, sigmas)
         torch.cuda.empty_cache()  # want "CL003 .*outer loop at line 87"
+
+
+def run_sft(name):
+    model = AutoModel.from_pretrained(name)
+    return model
+
+
+def score_file(path):
+    return open(path).read()
+
+
+def sweep_models(names, paths, accelerator):
+    for name in names:
+        run_sft(name)
+        torch.cuda.empty_cache()  # each iteration loads a model through run_sft(): a model switch, silent
+    for path in paths:
+        score_file(path)
+        torch.cuda.empty_cache()  # want "CL004"
+    for pi in range(accelerator.num_processes):
+        if pi == accelerator.local_process_index:
+            torch.cuda.empty_cache()  # one pass of the loop: once, silent
+        accelerator.wait_for_everyone()
