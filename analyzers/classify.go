@@ -109,6 +109,8 @@ type classifier struct {
 	clears map[*pyparse.Node]string
 	// loads memoizes, per function, how it loads a model ("" when it does not).
 	loads map[*pyparse.Function]string
+	// requests memoizes requestOnly.
+	requests map[*pyparse.Function]string
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -181,7 +183,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		loads: map[*pyparse.Function]string{},
+		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {

@@ -40,7 +40,6 @@ var (
 // patternOf matches a call against the legitimate uses. It looks at the call's own
 // function and the statements around it; callers inherit it through the chain.
 func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localContext) (Pattern, string) {
-	src := f.Src
 	// 1. OOM handling: in an except clause, gated by an OOM flag, or in a bounded retry loop.
 	for _, h := range lc.Handlers {
 		if a.oomHandler(f, h, call) {
@@ -64,26 +63,85 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		}
 	}
 
-	// 2. Service guard: a request handler or a model server's endpoint.
+	// 2. Service guard: a request handler or a model server's endpoint, or a function that
+	// only they call.
 	if fn := lc.Function; fn != nil {
+		if why := a.handlerWhy(f, fn); why != "" {
+			return ServiceGuard, why
+		}
+		if via := a.requestOnly(fn, 0); via != "" {
+			return ServiceGuard, fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
+		}
+	}
+	return a.patternAfterService(f, call, lc)
+}
+
+// handlerWhy says why fn (or a function it is nested in) handles a request: a route
+// decorator, an endpoint method of a model server class, a web service's function that takes
+// the request or is registered as a handler. "" when it does not.
+func (a *classifier) handlerWhy(f *pyparse.File, fn *pyparse.Function) string {
+	src := f.Src
+	if fn != nil {
 		for s := fn; s != nil; s = s.Parent {
 			for _, d := range s.Decorators {
 				if reRoute.MatchString(d.Text(src)) {
-					return ServiceGuard, fmt.Sprintf("in the request handler `%s` (%s)", s.Name, firstLine(d.Text(src)))
+					return fmt.Sprintf("in the request handler `%s` (%s)", s.Name, firstLine(d.Text(src)))
 				}
 			}
 			if s.Class != nil && reServeMethod.MatchString(s.Name) {
 				for _, b := range a.g.Project.classBases(f, s.Class) {
 					if reHandlerBases.MatchString(b) {
-						return ServiceGuard, fmt.Sprintf("in `%s.%s`, an endpoint of a model server (%s)", s.Class.Name, s.Name, b)
+						return fmt.Sprintf("in `%s.%s`, an endpoint of a model server (%s)", s.Class.Name, s.Name, b)
 					}
 				}
 			}
 		}
 		if servesWeb(f) && (hasParam(fn, "request", "req") || a.registeredAsHandler(f, fn)) {
-			return ServiceGuard, fmt.Sprintf("in `%s`, a request handler of a web service", fn.Name)
+			return fmt.Sprintf("in `%s`, a request handler of a web service", fn.Name)
 		}
 	}
+	return ""
+}
+
+// requestOnly reports, as "called from the request handler `h`", a function that every call
+// path reaches from request handlers only (an effect summary over the callers, memoized;
+// cycles end): its work is per request, whatever its loops look like. "" otherwise.
+func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
+	if v, ok := a.requests[fn]; ok {
+		return v
+	}
+	a.requests[fn] = "" // cycles end
+	callers := a.g.Callers[fn]
+	if len(callers) == 0 || depth > 8 {
+		return ""
+	}
+	via := ""
+	for _, e := range callers {
+		c := e.Call.Function
+		if c == nil || c == fn {
+			return ""
+		}
+		v := ""
+		if why := a.handlerWhy(e.File, c); why != "" {
+			v = fmt.Sprintf("called from the request handler `%s`", c.Name)
+		} else {
+			v = a.requestOnly(c, depth+1)
+		}
+		if v == "" {
+			return ""
+		}
+		if via == "" {
+			via = v
+		}
+	}
+	a.requests[fn] = via
+	return via
+}
+
+// patternAfterService matches the legitimate uses that come after OOM handling and service
+// guards.
+func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc *localContext) (Pattern, string) {
+	src := f.Src
 
 	// 3. Leak diagnosis: gated by a measurement compared with a baseline, or in a function
 	// that measures memory and is named for it.

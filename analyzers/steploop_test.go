@@ -97,6 +97,8 @@ func TestPatternRecords(t *testing.T) {
 		"oom_types.py:24":          "oom_retry",
 		"batch_search.py:14":       "oom_retry",
 		"interactive.ipynb:cell 2": "interactive_cleanup",
+		"service.py:19":            "service_guard",
+		"service.py:32":            "none",
 	}
 	got := map[string]string{}
 	for _, c := range res.Calls {
