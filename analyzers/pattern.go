@@ -21,14 +21,16 @@ const (
 )
 
 var (
-	reOOMGate      = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
-	reRetryLoop    = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
-	reModelName    = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
-	reModelLoop    = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
-	reLoadModel    = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
-	reGANGen       = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
-	reGANDisc      = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
-	reMeasure      = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
+	reOOMGate   = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
+	reRetryLoop = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
+	reModelName = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
+	reModelLoop = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
+	reLoadModel = regexp.MustCompile(`from_pretrained|load_model|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
+	reGANGen    = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
+	reGANDisc   = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
+	reMeasure   = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
+	// reMemRead: a memory reading (resets and history switches are not readings).
+	reMemRead      = regexp.MustCompile(`\b(max_)?memory_(allocated|reserved)\b|\bmem_get_info\b|\bmemory_stats\b`)
 	reDiagName     = regexp.MustCompile(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
 	reRoute        = regexp.MustCompile(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
 	reHandlerBases = regexp.MustCompile(`Handler|TritonPythonModel|LitAPI|BasePredictor|Predictor|Servable|Deployment|BentoService|Runnable|Endpoint|Resource`)
@@ -153,8 +155,15 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	if fn := lc.Function; fn != nil && reDiagName.MatchString(fn.Name) && reMeasure.Match(src[fn.Node.Start:fn.Node.End]) {
 		return LeakDiagnosis, fmt.Sprintf("in `%s`, which measures memory", fn.Name)
 	}
-	if lc.innermostLoop() == nil && nearby(f, call, 5, func(t string) bool { return reMeasure.MatchString(t) }) {
-		return LeakDiagnosis, "next to memory measurement code"
+	// A clear that takes a baseline: a memory reading right after it (resetting the peak
+	// statistics alone measures nothing; a model load is what usually follows that).
+	if lc.innermostLoop() == nil {
+		_, after := siblings(call, 5)
+		for _, st := range after {
+			if m := reMemRead.FindString(st.Text(src)); m != "" {
+				return LeakDiagnosis, fmt.Sprintf("takes a memory baseline right after (`%s()` at line %d)", m, st.Line())
+			}
+		}
 	}
 
 	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over

@@ -99,6 +99,8 @@ func TestPatternRecords(t *testing.T) {
 		"interactive.ipynb:cell 2": "interactive_cleanup",
 		"service.py:19":            "service_guard",
 		"service.py:32":            "none",
+		"leak.py:10":               "leak_diagnosis",
+		"leak.py:16":               "none",
 	}
 	got := map[string]string{}
 	for _, c := range res.Calls {
