@@ -479,6 +479,25 @@ func switchStatement(f *pyparse.File, s *pyparse.Node) string {
 		if e[0].Kind == "assignment" {
 			left := e[0].ChildByField("left")
 			right := e[0].ChildByField("right")
+			// `t5, clip, ae = t5.cpu(), clip.cpu(), ae.cpu()`: modules moved off the GPU.
+			if left != nil && right != nil && (left.Kind == "pattern_list" || left.Kind == "tuple_pattern") && (right.Kind == "expression_list" || right.Kind == "tuple") {
+				off := 0
+				for _, v := range right.NamedChildren() {
+					if v.Kind == "call" && offDevice(f, v) {
+						off++
+					}
+				}
+				if off > 0 && off == len(right.NamedChildren()) {
+					return fmt.Sprintf("`%s` at line %d moves the models off the GPU", firstLine(text), s.Line())
+				}
+			}
+			// `model = model.to(device)`: a model moved onto the device, loaded for what follows.
+			if left != nil && right != nil && right.Kind == "call" && reModelName.MatchString(left.Text(src)) && !offDevice(f, right) {
+				if fn := right.ChildByField("function"); fn != nil && fn.Kind == "attribute" && fn.ChildByField("attribute").Text(src) == "to" &&
+					pyparse.DottedName(fn.ChildByField("object"), src) == left.Text(src) {
+					return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
+				}
+			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
 				if reModelName.MatchString(lt) && (rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()")) {

@@ -127,3 +127,12 @@ class ModelHandler(BaseHandler):
 model1 = torch.nn.Linear(4, 4).cuda()
 del model1
 torch.cuda.empty_cache()
+
+
+def generate_offloaded(prompts, t5, clip, ae, model, device, denoise):
+    for prompt in prompts:
+        cond = t5(prompt), clip(prompt)
+        t5, clip, ae = t5.cpu(), clip.cpu(), ae.cpu()
+        torch.cuda.empty_cache()  # text encoders off the GPU, the model onto it: a model switch
+        model = model.to(device)
+        denoise(model, cond)
