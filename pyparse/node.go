@@ -179,9 +179,17 @@ func Column(src []byte, offset int) int {
 }
 
 // DottedName returns the dotted text of an identifier/attribute chain (`torch.cuda.empty_cache`),
-// or "" when the expression is something else (a call, a subscript, ...). Calls inside the
-// chain are rendered with "()" so `get_accelerator().empty_cache` stays recognisable.
+// or "" when the expression is something else (a call, a subscript, ...). One call inside the
+// chain is rendered with "()" so `get_accelerator().empty_cache` stays recognisable; a chain
+// through two calls (`a().b().c`, `f()()`) is no dotted name, as no binding follows the result
+// of a call's result. That keeps the walk linear: without the limit every call of a long chain
+// (`f()()()...`, or the nested calls tree-sitter builds when it recovers from an unclosed
+// bracket) spelt out the whole chain below it, quadratic in time and in memory.
 func DottedName(n *Node, src []byte) string {
+	return dottedName(n, src, 1)
+}
+
+func dottedName(n *Node, src []byte, calls int) string {
 	var parts []string
 	for n != nil {
 		switch n.Kind {
@@ -196,8 +204,10 @@ func DottedName(n *Node, src []byte) string {
 			parts = append(parts, attr.Text(src))
 			n = n.ChildByField("object")
 		case "call":
-			fn := n.ChildByField("function")
-			inner := DottedName(fn, src)
+			if calls == 0 {
+				return ""
+			}
+			inner := dottedName(n.ChildByField("function"), src, calls-1)
 			if inner == "" {
 				return ""
 			}
