@@ -2,7 +2,6 @@ package pyparse
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"sync"
 	"time"
@@ -11,9 +10,6 @@ import (
 	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
 )
 
-//go:embed queries/*.scm
-var queryFS embed.FS
-
 // DefaultTimeout bounds the parse of one file; a file that takes longer gives a parse error
 // rather than stalling the run.
 const DefaultTimeout = 10 * time.Second
@@ -21,8 +17,6 @@ const DefaultTimeout = 10 * time.Second
 var (
 	langOnce sync.Once
 	lang     *sitter.Language
-	queries  map[string]*sitter.Query
-	langErr  error
 	// Symbol and field names, read once: looking a name up through cgo for every node was
 	// most of the cost of copying a tree.
 	kindNames  []string
@@ -30,9 +24,8 @@ var (
 	fieldNames []string
 )
 
-// loadLanguage compiles the grammar handle and the embedded queries once per process. The
-// queries are read-only after compilation and safe to share between parsers.
-func loadLanguage() error {
+// loadLanguage reads the grammar handle and its symbol and field names once per process.
+func loadLanguage() {
 	langOnce.Do(func() {
 		useLibcAllocator()
 		lang = sitter.NewLanguage(python.Language())
@@ -49,22 +42,7 @@ func loadLanguage() error {
 		for id := 1; id < len(fieldNames); id++ {
 			fieldNames[id] = lang.FieldNameForId(uint16(id))
 		}
-		queries = map[string]*sitter.Query{}
-		for _, name := range []string{"model"} {
-			text, err := queryFS.ReadFile("queries/" + name + ".scm")
-			if err != nil {
-				langErr = fmt.Errorf("read query %s: %w", name, err)
-				return
-			}
-			q, qerr := sitter.NewQuery(lang, string(text))
-			if qerr != nil { // *QueryError: compare the pointer, not an error interface
-				langErr = fmt.Errorf("compile query %s: %s", name, qerr.Error())
-				return
-			}
-			queries[name] = q
-		}
 	})
-	return langErr
 }
 
 // Parser parses Python files. It is not safe for concurrent use: give each worker its own.
@@ -75,9 +53,7 @@ type Parser struct {
 
 // NewParser returns a parser; Close it when done.
 func NewParser() (*Parser, error) {
-	if err := loadLanguage(); err != nil {
-		return nil, err
-	}
+	loadLanguage()
 	p := sitter.NewParser()
 	if err := p.SetLanguage(lang); err != nil {
 		p.Close()
@@ -121,17 +97,9 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	defer tree.Close()
 	root := tree.RootNode()
 	f := &File{Path: path, Src: src}
-	byID := map[uintptr]*Node{}
-	f.Root = flatten(root, byID, f)
-	f.buildModel(root, byID)
+	f.Root = flatten(root, f)
+	f.buildModel(f.Root)
 	return f, nil
-}
-
-// queried are the kinds the model query captures; only they need a way back from a
-// tree-sitter node to its copy.
-var queried = map[string]bool{
-	"call": true, "function_definition": true, "class_definition": true,
-	"import_statement": true, "import_from_statement": true, "future_import_statement": true,
 }
 
 // isPunct reports anonymous punctuation, which the copy leaves out: it is most of a tree's
