@@ -179,15 +179,18 @@ func Column(src []byte, offset int) int {
 }
 
 // DottedName returns the dotted text of an identifier/attribute chain (`torch.cuda.empty_cache`),
-// or "" when the expression is something else (a call, a subscript, ...). One call inside the
-// chain is rendered with "()" so `get_accelerator().empty_cache` stays recognisable; a chain
-// through two calls (`a().b().c`, `f()()`) is no dotted name, as no binding follows the result
-// of a call's result. That keeps the walk linear: without the limit every call of a long chain
+// or "" when the expression is something else (a call, a subscript, ...). Calls inside the
+// chain are rendered with "()" so `get_accelerator().empty_cache` and
+// `model(x).sum().backward` stay recognisable, up to MaxChainCalls of them: a longer chain
 // (`f()()()...`, or the nested calls tree-sitter builds when it recovers from an unclosed
-// bracket) spelt out the whole chain below it, quadratic in time and in memory.
+// bracket) is no dotted name. Without the limit every call of such a chain spelt out the
+// whole chain below it, quadratic in time and memory.
 func DottedName(n *Node, src []byte) string {
-	return dottedName(n, src, 1)
+	return dottedName(n, src, MaxChainCalls)
 }
+
+// MaxChainCalls is how many calls a dotted name runs through.
+const MaxChainCalls = 16
 
 func dottedName(n *Node, src []byte, calls int) string {
 	var parts []string

@@ -283,10 +283,12 @@ func convert(root *sitter.Node, f *File) *Node {
 	}
 }
 
-// TestCallChains: a dotted name runs through one call at most, so the callee of every call
-// of a long chain stays short (spelling out the chain below each call was quadratic).
+// TestCallChains: a dotted name runs through MaxChainCalls calls at most, so the callee of
+// every call of a long chain stays short (spelling out the chain below each call was
+// quadratic).
 func TestCallChains(t *testing.T) {
-	f := parse(t, "def g():\n    f()()()\n    get_accelerator().empty_cache()\n    a().b().c()\n")
+	long := "f" + strings.Repeat("()", MaxChainCalls+2) // the outermost callee runs through one call too many
+	f := parse(t, "def g():\n    get_accelerator().empty_cache()\n    model(x).sum().backward()\n    "+long+"\n")
 	var got []string
 	for _, c := range f.Calls {
 		fn := "<module>"
@@ -295,9 +297,13 @@ func TestCallChains(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%s:%q", fn, c.Callee))
 	}
-	want := `g:"" g:"f()" g:"f" g:"get_accelerator().empty_cache" g:"get_accelerator" g:"" g:"a().b" g:"a"`
-	if strings.Join(got, " ") != want {
-		t.Errorf("calls = %s\nwant    %s", strings.Join(got, " "), want)
+	want := `g:"get_accelerator().empty_cache" g:"get_accelerator" g:"model().sum().backward" g:"model().sum" g:"model" g:"" g:"f` +
+		strings.Repeat("()", MaxChainCalls) + `"`
+	if s := strings.Join(got[:7], " "); s != want {
+		t.Errorf("calls = %s\nwant    %s", s, want)
+	}
+	if len(got) != 5+MaxChainCalls+2 {
+		t.Errorf("%d calls, want %d", len(got), 5+MaxChainCalls+2)
 	}
 }
 
@@ -315,7 +321,7 @@ func TestUnclosedBracketCalls(t *testing.T) {
 		}
 		if c.Callee == "torch.cuda.empty_cache" {
 			named++
-		} else if strings.Count(c.Callee, "()") > 1 {
+		} else if strings.Count(c.Callee, "()") > MaxChainCalls {
 			t.Errorf("callee %q spells out the chain below it", c.Callee)
 		}
 	}
