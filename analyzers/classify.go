@@ -101,6 +101,25 @@ type classifier struct {
 	// registered maps the functions handed to a torch hook registrar to their registration
 	// (built on first use).
 	registered map[*pyparse.Function]*registration
+	// walked remembers each function whose callers one cache call was followed to, with what
+	// it passed up, and whether a rule or pattern was found there: another cache call of the
+	// same function passing up the same is not followed again. Without it a chain of N
+	// helpers that each empty the cache made O(N^2) records with O(N) chains each.
+	walked map[walkKey]walkDone
+}
+
+// walkKey is a function and what a cache call in it passes up to its callers.
+type walkKey struct {
+	fn       *pyparse.Function
+	inherits string
+	// cuda keeps a cuda call walked when a non-cuda one of the same helper was: the site's
+	// finding names the cuda spelling.
+	cuda bool
+}
+
+type walkDone struct {
+	target *Target
+	judged bool
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -173,6 +192,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
+		walked: map[walkKey]walkDone{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -289,6 +309,15 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		// wherever the load is called from.
 		next.pattern, next.patternWhy = ModelSwitch, fmt.Sprintf("inside `%s`, which loads or offloads a model", fn.Name)
 	}
+	key := walkKey{fn: fn, inherits: next.key(lc), cuda: strings.Contains(t.Spelling, "cuda")}
+	if done, ok := a.walked[key]; ok && done.target != t {
+		// Another cache call of fn was followed from here with the same gate and pattern:
+		// its records at fn's callers stand for this one too.
+		if innerOnly && !done.judged {
+			*r = own
+		}
+		return recs
+	}
 	visited[fn] = true
 	defer delete(visited, fn)
 	var more []*Record
@@ -302,12 +331,27 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		chain := append([]*Edge{e}, via...)
 		more = append(more, a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))...)
 	}
+	a.walked[key] = walkDone{target: t, judged: anyJudged(more)}
 	if innerOnly && !anyJudged(more) {
 		// The helper's own loop runs whatever its callers do: when every path calls the
 		// helper once, the loop decides, here.
 		*r = own
 	}
 	return append(recs, more...)
+}
+
+// key says what a walk to the callers depends on besides the function: the gate and pattern
+// passed up, and the call's own gates (closedFor tests them at each call site).
+func (in inherited) key(lc *localContext) string {
+	var b strings.Builder
+	if g := in.gate; g != nil {
+		fmt.Fprintf(&b, "%d/%d/%t/%s", g.Kind, g.Period, g.Negate, g.Text)
+	}
+	b.WriteString("|" + string(in.pattern) + "|" + in.patternWhy)
+	for _, g := range lc.Gates {
+		fmt.Fprintf(&b, "|%d/%t/%s", g.Kind, g.Negate, g.Text)
+	}
+	return b.String()
 }
 
 // anyJudged reports whether some record found a rule or a legitimate pattern.
