@@ -44,3 +44,25 @@ func TestHelperChainRecords(t *testing.T) {
 		t.Errorf("%d call records for %d helpers, want at most %d", n, depth+1, 3*(depth+1))
 	}
 }
+
+// TestLongLoopBody: many cache calls in one long loop body are each classified, with the
+// early exits and OOM handlers before them read once per statement and loop, not per call;
+// and the retry loop's handler, read once, still makes its calls legitimate.
+func TestLongLoopBody(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import torch\n\n\ndef train(model, loader, opt):\n    for step, batch in enumerate(loader):\n" +
+		"        if step == 0:\n            continue\n        model(batch).sum().backward()\n        opt.step()\n")
+	for range 200 {
+		b.WriteString("        torch.cuda.empty_cache()  # want \"CL001\"\n        with torch.no_grad():\n            x = 1\n")
+	}
+	b.WriteString("\n\ndef retry(model, batch, size):\n    while size > 1:\n        try:\n            return model(batch[:size])\n" +
+		"        except torch.cuda.OutOfMemoryError:\n            size //= 2\n")
+	for range 50 {
+		b.WriteString("        torch.cuda.empty_cache()\n")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	analyzertest.Run(t, dir, analyzers.StepLoop)
+}

@@ -106,6 +106,10 @@ type classifier struct {
 	// same function passing up the same is not followed again. Without it a chain of N
 	// helpers that each empty the cache made O(N^2) records with O(N) chains each.
 	walked map[walkKey]walkDone
+	// oomLoops and exits remember what was read from a loop body or a statement for one
+	// call, for the other calls in it: read per call, a long loop cost its length squared.
+	oomLoops map[*pyparse.Node]bool
+	exits    map[*pyparse.Node][]*pyparse.Node
 }
 
 // walkKey is a function and what a cache call in it passes up to its callers.
@@ -192,7 +196,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		walked: map[walkKey]walkDone{},
+		walked: map[walkKey]walkDone{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {

@@ -89,7 +89,12 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
 			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
-				for _, c := range exitConditions(s) {
+				exits, ok := a.exits[s]
+				if !ok {
+					exits = exitConditions(s)
+					a.exits[s] = exits
+				}
+				for _, c := range exits {
 					g := a.newGate(f, c, true)
 					if g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
 						// A guard clause (`if model is None: return`, `if args.x and not y:
@@ -139,9 +144,10 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			}
 			lc.Handlers = append(lc.Handlers, h)
 		case "with_statement":
-			lc.Withs = append(lc.Withs, m.ChildByField("body").Text(f.Src))
 			if wc := m.NamedChildren(); len(wc) > 0 {
-				lc.Withs[len(lc.Withs)-1] = wc[0].Text(f.Src)
+				lc.Withs = append(lc.Withs, wc[0].Text(f.Src))
+			} else {
+				lc.Withs = append(lc.Withs, m.ChildByField("body").Text(f.Src))
 			}
 		}
 	}
