@@ -2,11 +2,14 @@ package pyparse
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	sitter "github.com/tree-sitter/go-tree-sitter"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 func parse(t testing.TB, src string) *File {
@@ -327,5 +330,29 @@ func TestUnclosedBracketCalls(t *testing.T) {
 	}
 	if len(f.Calls) != 50 || named != 1 || len(f.Errors) == 0 {
 		t.Errorf("%d calls, %d named torch.cuda.empty_cache, %d errors; want 50, 1 and some", len(f.Calls), named, len(f.Errors))
+	}
+}
+
+// TestParseBudget: the budget grows with the file from a floor, and a parse past it stops
+// with ErrTimeout naming the file.
+func TestParseBudget(t *testing.T) {
+	if Budget(0) != BudgetFloor || Budget(100<<10) != BudgetFloor+100*BudgetPerKB {
+		t.Errorf("Budget(0) = %s, Budget(100 KB) = %s", Budget(0), Budget(100<<10))
+	}
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Timeout = time.Nanosecond
+	src := []byte(strings.Repeat("x = f(1)\n", 5000))
+	_, err = p.Parse(context.Background(), "big.py", src)
+	if !errors.Is(err, ErrTimeout) || !strings.HasPrefix(err.Error(), "big.py: not analysed") {
+		t.Errorf("err = %v, want ErrTimeout naming big.py", err)
+	}
+	// The parser is usable again after a stopped parse.
+	p.Timeout = 0
+	if f, err := p.Parse(context.Background(), "big.py", src); err != nil || len(f.Calls) != 5000 {
+		t.Errorf("after a stopped parse: err %v", err)
 	}
 }
