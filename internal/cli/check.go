@@ -189,7 +189,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	if err := finish(res, stderr); err != nil {
 		return err
 	}
-	if len(rep.Findings) > 0 && !cf.exitZero {
+	// A file whose analysis was cut short (named in a warning above) may hide findings: the
+	// run is not clean.
+	if (len(rep.Findings) > 0 || len(res.Incomplete) > 0) && !cf.exitZero {
 		return findingsExit
 	}
 	return nil

@@ -56,6 +56,10 @@ type Result struct {
 	Warnings []string
 	// Unreadable are files in report scope that could not be read or parsed at all.
 	Unreadable []string
+	// Incomplete are the files in report scope whose analysis was cut short (a parse over
+	// its time budget, callers not all followed), each also in Warnings: a run with one is
+	// not clean whatever it found.
+	Incomplete []Incomplete
 	// Errors are internal errors (a bug in cachelint): the run must exit 2.
 	Errors []error
 	// Root is the project root (absolute); RootRel the same as shown, which baselines and
@@ -65,6 +69,11 @@ type Result struct {
 	Stats         Stats
 
 	p *project
+}
+
+// Incomplete is a file whose analysis was cut short, and what was skipped.
+type Incomplete struct {
+	Path, What string
 }
 
 // Stats say how much work a run did.
@@ -196,9 +205,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out.Calls = pr.callRecords()
 	out.Errors = pr.internalErrors()
 	for _, fl := range pr.facts.Failures {
-		if pr.report[fl.Path] && !fl.Internal {
+		switch {
+		case !pr.report[fl.Path] || fl.Internal:
+		case fl.OverBudget:
+			out.Incomplete = append(out.Incomplete, Incomplete{Path: fl.Path, What: fl.Err.Error()})
+		default:
 			out.Unreadable = append(out.Unreadable, fl.Err.Error())
 		}
+	}
+	for _, c := range pr.facts.Cut {
+		if pr.report[c.Path] {
+			out.Incomplete = append(out.Incomplete, Incomplete{Path: c.Path, What: c.Path + ": " + c.What})
+		}
+	}
+	for _, in := range out.Incomplete {
+		out.Warnings = append(out.Warnings, in.What)
 	}
 	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds,
 		Elapsed: time.Since(start)}

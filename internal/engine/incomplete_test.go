@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/engine"
+	"github.com/cachelint/cachelint/rules"
+)
+
+// overBudget is the real suite, except that the files named in slow ran out of their parse
+// budget (as a file tree-sitter cannot parse in time does).
+type overBudget struct {
+	engine.Analysis
+	slow []string
+}
+
+func (o overBudget) Facts(res *driver.Result) (*engine.Facts, error) {
+	facts, err := o.Analysis.Facts(res)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range o.slow {
+		delete(facts.Files, p)
+		facts.Failures = append(facts.Failures, engine.Failure{Path: p, OverBudget: true,
+			Err: errors.New(p + ": not analysed: parsing took longer than its budget of 1s (1 KB)")})
+	}
+	return facts, nil
+}
+
+// TestIncompleteFiles: a file out of its parse budget is an Incomplete file and a warning
+// naming it (not an unreadable one), and a CL900 finding when parse errors are shown; the
+// other files are analysed as usual.
+func TestIncompleteFiles(t *testing.T) {
+	dir := t.TempDir()
+	step := "import torch\n\ndef train(loader, model, opt):\n    for b in loader:\n        model(b).backward()\n        opt.step()\n        torch.cuda.empty_cache()\n"
+	for _, name := range []string{"slow.py", "fine.py"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(step), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slow := filepath.ToSlash(filepath.Join(dir, "slow.py"))
+	enabled := allRules()
+	enabled[rules.CL900] = true
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: overBudget{analyzers.Engine, []string{slow}},
+		Paths: []string{dir}, Root: dir, Rules: enabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Incomplete) != 1 || res.Incomplete[0].Path != slow || len(res.Unreadable) != 0 {
+		t.Fatalf("incomplete %v, unreadable %v", res.Incomplete, res.Unreadable)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, slow+": not analysed") }) {
+		t.Errorf("warnings %q do not name %s", res.Warnings, slow)
+	}
+	var codes []string
+	for _, f := range res.Report.Findings {
+		codes = append(codes, filepath.Base(f.File)+":"+f.Code)
+	}
+	if strings.Join(codes, " ") != "fine.py:CL001 slow.py:CL900" {
+		t.Errorf("findings %v, want fine.py:CL001 slow.py:CL900", codes)
+	}
+}
