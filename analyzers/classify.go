@@ -72,6 +72,9 @@ type Record struct {
 type Classification struct {
 	Records []*Record
 	Graph   *CallGraph
+	// Cut are the cache-emptying calls whose callers were not all followed: more than
+	// maxRecordsPerTarget call sites lead to them. The engine warns about each.
+	Cut []*Target
 	// Errors are panics caught while classifying one call, naming its file.
 	Errors []error
 }
@@ -110,6 +113,8 @@ type classifier struct {
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
 	oomLoops map[*pyparse.Node]bool
 	exits    map[*pyparse.Node][]*pyparse.Node
+	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
+	cut map[*Target]bool
 }
 
 // walkKey is a function and what a cache call in it passes up to its callers.
@@ -196,7 +201,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		walked: map[walkKey]walkDone{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked: map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -212,6 +217,11 @@ func runClassify(pass *driver.Pass) (any, error) {
 		guard(&out.Errors, t.File.Path, func() {
 			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
 		})
+	}
+	for _, t := range g.Targets {
+		if a.cut[t] {
+			out.Cut = append(out.Cut, t)
+		}
 	}
 	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
@@ -280,7 +290,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	for _, l := range lc.Loops {
 		innerOnly = innerOnly && l.Kind == otherLoop
 	}
-	if r.Frequency != Once && !innerOnly || len(callers) == 0 || count > maxRecordsPerTarget {
+	if r.Frequency != Once && !innerOnly || len(callers) == 0 {
+		return recs
+	}
+	if count > maxRecordsPerTarget {
+		a.cut[t] = true
 		return recs
 	}
 	// Runs once (or a few times) per call of fn: the callers decide, and a direct call here

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,5 +67,32 @@ func TestIncompleteFiles(t *testing.T) {
 	}
 	if strings.Join(codes, " ") != "fine.py:CL001 slow.py:CL900" {
 		t.Errorf("findings %v, want fine.py:CL001 slow.py:CL900", codes)
+	}
+}
+
+// TestCutChainWarns: a helper chain longer than the callers followed from one call says so
+// in a warning naming the file, and the run is incomplete.
+func TestCutChainWarns(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import torch\n\ndef train(loader, model, opt):\n    for x in loader:\n        model(x).backward()\n        opt.step()\n        f0()\n")
+	const depth = 250
+	for i := range depth {
+		fmt.Fprintf(&b, "\ndef f%d():\n    f%d()\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "\ndef f%d():\n    torch.cuda.empty_cache()\n", depth)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "chain.py"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain := filepath.ToSlash(filepath.Join(dir, "chain.py"))
+	if len(res.Incomplete) != 1 || res.Incomplete[0].Path != chain || !strings.Contains(res.Incomplete[0].What, "followed through") {
+		t.Fatalf("incomplete %v", res.Incomplete)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, chain+": the callers of") }) {
+		t.Errorf("warnings %q do not name %s", res.Warnings, chain)
 	}
 }
