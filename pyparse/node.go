@@ -172,7 +172,7 @@ func Column(src []byte, offset int) int {
 		offset = len(src)
 	}
 	start := offset
-	for start > 0 && src[start-1] != '\n' {
+	for start > 0 && src[start-1] != '\n' && src[start-1] != '\r' {
 		start--
 	}
 	return utf8.RuneCount(src[start:offset]) + 1

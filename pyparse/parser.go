@@ -97,11 +97,12 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	opts := &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool {
 		return time.Now().After(deadline) || ctx.Err() != nil
 	}}
+	text := parseText(src)
 	tree := p.p.ParseWithOptions(func(off int, _ sitter.Point) []byte {
-		if off >= len(src) {
+		if off >= len(text) {
 			return nil
 		}
-		return src[off:]
+		return text[off:]
 	}, nil, opts)
 	if tree == nil {
 		p.p.Reset()
@@ -129,12 +130,12 @@ func symbolName(id uint16) string {
 	return lang.NodeKindForId(id)
 }
 
-// lineStarts returns the byte offset at which each line starts (tree-sitter counts rows by
-// '\n' alone, as this does).
+// lineStarts returns the byte offset at which each line starts. Lines end as Python ends
+// them: at '\n', "\r\n" or a lone '\r'.
 func lineStarts(src []byte) []int {
 	starts := []int{0}
 	for i, c := range src {
-		if c == '\n' {
+		if c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
 			starts = append(starts, i+1)
 		}
 	}
