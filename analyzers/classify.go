@@ -111,8 +111,9 @@ type classifier struct {
 	walked map[walkKey]walkDone
 	// oomLoops and exits remember what was read from a loop body or a statement for one
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
-	oomLoops map[*pyparse.Node]bool
-	exits    map[*pyparse.Node][]*pyparse.Node
+	oomLoops   map[*pyparse.Node]bool
+	exits      map[*pyparse.Node][]*pyparse.Node
+	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
 	cut map[*Target]bool
 }
@@ -202,6 +203,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		walked: map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {

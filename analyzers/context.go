@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -88,13 +89,11 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 		case "block", "module":
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
-			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
-				exits, ok := a.exits[s]
-				if !ok {
-					exits = exitConditions(s)
-					a.exits[s] = exits
-				}
-				for _, c := range exits {
+			stmts := a.exitStatements(m)
+			i := sort.Search(len(stmts), func(i int) bool { return stmts[i].Index >= child.Index })
+			for i--; i >= 0; i-- {
+				s := stmts[i]
+				for _, c := range a.exits[s] {
 					g := a.newGate(f, c, true)
 					if g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
 						// A guard clause (`if model is None: return`, `if args.x and not y:
@@ -153,6 +152,27 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	}
 	lc.Gates = append(lc.Gates, pendingGates...)
 	return lc
+}
+
+// exitStatements are the statements of a block that leave early under some condition, in
+// order, with their conditions in a.exits: read once per block, so a call looks only at
+// those before it, not at every statement before it.
+func (a *classifier) exitStatements(block *pyparse.Node) []*pyparse.Node {
+	if stmts, ok := a.blockExits[block]; ok {
+		return stmts
+	}
+	var stmts []*pyparse.Node
+	for _, c := range block.Children {
+		if !c.Named {
+			continue
+		}
+		if conds := exitConditions(c); len(conds) > 0 {
+			a.exits[c] = conds
+			stmts = append(stmts, c)
+		}
+	}
+	a.blockExits[block] = stmts
+	return stmts
 }
 
 // exitConditions returns the conditions under which a statement before the call leaves
