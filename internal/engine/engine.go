@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -220,6 +221,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	for _, in := range out.Incomplete {
 		out.Warnings = append(out.Warnings, in.What)
+	}
+	for _, path := range slices.Sorted(maps.Keys(pr.nb)) {
+		if pr.report[path] {
+			for _, m := range pr.nb[path].nb.Malformed {
+				out.Warnings = append(out.Warnings, path+": "+m)
+			}
+		}
 	}
 	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds,
 		Elapsed: time.Since(start)}

@@ -96,3 +96,30 @@ func TestCutChainWarns(t *testing.T) {
 		t.Errorf("warnings %q do not name %s", res.Warnings, chain)
 	}
 }
+
+// TestNotebookMalformedCell: a notebook with one malformed cell keeps the findings of its
+// valid cells, and a warning names the cell left out.
+func TestNotebookMalformedCell(t *testing.T) {
+	cell := func(src string) string {
+		return `{"cell_type": "code", "metadata": {}, "outputs": [], "source": ` + src + `}`
+	}
+	nb := `{"nbformat": 4, "metadata": {}, "cells": [` + strings.Join([]string{
+		cell(`["import torch\n"]`), cell(`42`),
+		cell(`["for b in loader:\n", "    model(b).backward()\n", "    opt.step()\n", "    torch.cuda.empty_cache()\n"]`),
+	}, ", ") + `]}`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "train.ipynb"), []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.ToSlash(filepath.Join(dir, "train.ipynb"))
+	if len(res.Report.Findings) != 1 || res.Report.Findings[0].Code != rules.CL001 || res.Report.Findings[0].Cell != 3 {
+		t.Errorf("findings %+v, want CL001 in cell 3", res.Report.Findings)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, path+": cell 2 left out: ") }) {
+		t.Errorf("warnings %q do not name cell 2 of %s", res.Warnings, path)
+	}
+}

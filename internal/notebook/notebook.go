@@ -39,6 +39,9 @@ type Notebook struct {
 	Language string
 	// Warnings describe cells that were blanked because they cannot be Python.
 	Warnings []string
+	// Malformed say which cells were left out because their JSON is not a cell's (a
+	// "source" that is a number, a cell that is not an object): the other cells are read.
+	Malformed []string
 
 	data  []byte
 	nl    []int // offsets of the '\n' bytes of data
@@ -69,7 +72,11 @@ func Parse(data []byte) (*Notebook, error) {
 	}
 	var src bytes.Buffer
 	for _, c := range r.cells {
-		if c.typ != "code" {
+		if c.bad != nil && c.typ != "markdown" && c.typ != "raw" {
+			nb.Malformed = append(nb.Malformed, fmt.Sprintf("cell %d left out: %v", c.index, c.bad))
+			continue
+		}
+		if c.typ != "code" || c.bad != nil {
 			continue
 		}
 		nb.addCell(&src, c)
