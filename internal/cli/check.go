@@ -127,6 +127,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		for _, f := range sum.Skipped {
 			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s: the fixed code would not parse\n", f)
 		}
+		for _, r := range sum.Refused {
+			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s\n", r)
+		}
 		verb := "fixed"
 		if cf.diff {
 			verb = "would fix"

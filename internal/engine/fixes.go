@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -74,6 +75,9 @@ type FixSummary struct {
 	Fixed, Files, Remaining int
 	// Skipped are files whose fixed text would not parse, left unchanged.
 	Skipped []string
+	// Refused say why a file was left unchanged that --fix will not write (one with other
+	// hard links).
+	Refused []string
 }
 
 // ApplyFixes applies (or, with opts.Diff, prints) the fixes of the run's findings. A file
@@ -118,6 +122,11 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 				return sum, err
 			}
 		} else if err := fix.WriteAtomic(file, out); err != nil {
+			if hl := (*fix.HardLinkError)(nil); errors.As(err, &hl) {
+				sum.Refused = append(sum.Refused, hl.Error())
+				sum.Remaining += n
+				continue
+			}
 			return sum, err
 		}
 		sum.Files++
