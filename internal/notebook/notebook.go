@@ -128,13 +128,24 @@ func (nb *Notebook) addCell(src *bytes.Buffer, c rawCell) {
 	nb.CellStartLines = append(nb.CellStartLines, cell.StartLine)
 }
 
-// splitLines splits a cell's text into lines without their '\n'; an empty cell has none.
+// splitLines splits a cell's text into lines without their line end, a '\n' or a lone '\r'
+// as Python reads them (a "\r\n" keeps its '\r' in the line); an empty cell has none.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' || s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n') {
+			lines = append(lines, s[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
 }
 
 // pythonCellMagics run their body as Python, so the body is analysed.

@@ -328,3 +328,18 @@ func TestHugeOutputs(t *testing.T) {
 		t.Errorf("Locate(1) JSON position = %d:%d", jl, jc)
 	}
 }
+
+// TestLoneCRLines: a lone '\r' ends a cell's line, as Python reads it, so the program's
+// lines and the parser's agree.
+func TestLoneCRLines(t *testing.T) {
+	nb, err := Parse([]byte(`{"cells": [{"cell_type": "code", "source": "a = 1\rb = 2\r\nc = 3\n"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(nb.Source) != "a = 1\nb = 2\r\nc = 3\n" || nb.Cells[0].Lines != 3 {
+		t.Errorf("program %q, %d lines", nb.Source, nb.Cells[0].Lines)
+	}
+	if c, l, _, _ := nb.Locate(3); c != 1 || l != 3 {
+		t.Errorf("Locate(3) = cell %d line %d, want cell 1 line 3", c, l)
+	}
+}
