@@ -40,14 +40,7 @@ func parseText(src []byte) []byte {
 	}
 	var sc pylex.Scanner
 	run := 0
-	for start := 0; start < len(text); {
-		end := bytes.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-		}
-		line := text[start:end]
+	eachLine(text, func(line []byte) bool {
 		info := sc.Line(line)
 		body := bytes.TrimLeft(line, " \t\f")
 		switch {
@@ -67,9 +60,25 @@ func parseText(src []byte) []byte {
 		default:
 			run = 0
 		}
+		return true
+	})
+	return text
+}
+
+// eachLine calls fn with each line of text, without its '\n', until fn returns false.
+func eachLine(text []byte, fn func(line []byte) bool) {
+	for start := 0; start < len(text); {
+		end := bytes.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		if !fn(text[start:end]) {
+			return
+		}
 		start = end + 1
 	}
-	return text
 }
 
 func hasLoneCR(b []byte) bool {
@@ -85,24 +94,16 @@ func hasLoneCR(b []byte) bool {
 // with a comment, before the exact (string-aware) pass.
 func mayHaveCommentRun(text []byte) bool {
 	run := 0
-	for start := 0; start < len(text); {
-		end := bytes.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-		}
-		body := bytes.TrimLeft(text[start:end], " \t\f\r")
+	eachLine(text, func(line []byte) bool {
+		body := bytes.TrimLeft(line, " \t\f\r")
 		switch {
 		case len(body) == 0:
 		case body[0] == '#':
-			if run++; run > commentRunKept {
-				return true
-			}
+			run++
 		default:
 			run = 0
 		}
-		start = end + 1
-	}
-	return false
+		return run <= commentRunKept
+	})
+	return run > commentRunKept
 }
