@@ -123,3 +123,28 @@ func TestNotebookMalformedCell(t *testing.T) {
 		t.Errorf("warnings %q do not name cell 2 of %s", res.Warnings, path)
 	}
 }
+
+// TestBrokenRegionKeepsTheRest: an unclosed bracket in one function leaves the calls of the
+// functions before it found and classified; CL900 points at the broken region.
+func TestBrokenRegionKeepsTheRest(t *testing.T) {
+	src := "import torch\n\n\ndef train(model, loader, opt):\n    for batch in loader:\n        model(batch).sum().backward()\n" +
+		"        opt.step()\n        torch.cuda.empty_cache()\n\n\ndef evaluate(model, loader):\n    for batch in loader:\n" +
+		"        tensor = (\n" + strings.Repeat("        model(batch)\n        torch.cuda.empty_cache()\n", 500)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "train.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	enabled := allRules()
+	enabled[rules.CL900] = true
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: enabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Report.Findings {
+		got = append(got, fmt.Sprintf("%s@%d", f.Code, f.Line))
+	}
+	if strings.Join(got, " ") != "CL001@8 CL900@13" {
+		t.Errorf("findings %v, want CL001@8 CL900@13", got)
+	}
+}
