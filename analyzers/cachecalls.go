@@ -62,6 +62,10 @@ type CallGraph struct {
 	Project *project
 	// Rounds is how many prefilter rounds ran (1 when no helper was found).
 	Rounds int
+
+	// targetsIn lists the targets in each function's own body, built on first use:
+	// needsCallers looked through every target for every helper.
+	targetsIn map[*pyparse.Function][]*Target
 }
 
 func runCacheCalls(pass *driver.Pass) (any, error) {
@@ -249,8 +253,14 @@ func searchable(fn *pyparse.Function) bool {
 // callers' files need not be searched for — this keeps `train()`, `fit()` and `main()` from
 // pulling in every file that mentions them.
 func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
-	for _, t := range g.Targets {
-		if t.Call.Function == fn && !inOwnLoop(t.File, t.Call.Node) {
+	if g.targetsIn == nil {
+		g.targetsIn = map[*pyparse.Function][]*Target{}
+		for _, t := range g.Targets {
+			g.targetsIn[t.Call.Function] = append(g.targetsIn[t.Call.Function], t)
+		}
+	}
+	for _, t := range g.targetsIn[fn] {
+		if !inOwnLoop(t.File, t.Call.Node) {
 			return true
 		}
 	}

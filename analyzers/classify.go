@@ -76,6 +76,9 @@ type Record struct {
 type Classification struct {
 	Records []*Record
 	Graph   *CallGraph
+	// Cut are the cache-emptying calls whose callers were not all followed: more than
+	// maxRecordsPerTarget call sites lead to them. The engine warns about each.
+	Cut []*Target
 	// Errors are panics caught while classifying one call, naming its file.
 	Errors []error
 }
@@ -111,6 +114,32 @@ type classifier struct {
 	loads map[*pyparse.Function]string
 	// requests memoizes requestOnly.
 	requests map[*pyparse.Function]string
+	// walked remembers each function whose callers one cache call was followed to, with what
+	// it passed up, and whether a rule or pattern was found there: another cache call of the
+	// same function passing up the same is not followed again. Without it a chain of N
+	// helpers that each empty the cache made O(N^2) records with O(N) chains each.
+	walked map[walkKey]walkDone
+	// oomLoops and exits remember what was read from a loop body or a statement for one
+	// call, for the other calls in it: read per call, a long loop cost its length squared.
+	oomLoops   map[*pyparse.Node]bool
+	exits      map[*pyparse.Node][]*pyparse.Node
+	blockExits map[*pyparse.Node][]*pyparse.Node
+	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
+	cut map[*Target]bool
+}
+
+// walkKey is a function and what a cache call in it passes up to its callers.
+type walkKey struct {
+	fn       *pyparse.Function
+	inherits string
+	// cuda keeps a cuda call walked when a non-cuda one of the same helper was: the site's
+	// finding names the cuda spelling.
+	cuda bool
+}
+
+type walkDone struct {
+	target *Target
+	judged bool
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -184,6 +213,8 @@ func runClassify(pass *driver.Pass) (any, error) {
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{},
+		walked: map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -199,6 +230,11 @@ func runClassify(pass *driver.Pass) (any, error) {
 		guard(&out.Errors, t.File.Path, func() {
 			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
 		})
+	}
+	for _, t := range g.Targets {
+		if a.cut[t] {
+			out.Cut = append(out.Cut, t)
+		}
 	}
 	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
@@ -268,7 +304,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	for _, l := range lc.Loops {
 		innerOnly = innerOnly && l.Kind == otherLoop
 	}
-	if r.Frequency != Once && !innerOnly || len(callers) == 0 || count > maxRecordsPerTarget {
+	if r.Frequency != Once && !innerOnly || len(callers) == 0 {
+		return recs
+	}
+	if count > maxRecordsPerTarget {
+		a.cut[t] = true
 		return recs
 	}
 	// Runs once (or a few times) per call of fn: the callers decide, and a direct call here
@@ -301,6 +341,15 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		// wherever the load is called from.
 		next.pattern, next.patternWhy = ModelSwitch, fmt.Sprintf("inside `%s`, which loads or offloads a model", fn.Name)
 	}
+	key := walkKey{fn: fn, inherits: next.key(lc), cuda: strings.Contains(t.Spelling, "cuda")}
+	if done, ok := a.walked[key]; ok && done.target != t {
+		// Another cache call of fn was followed from here with the same gate and pattern:
+		// its records at fn's callers stand for this one too.
+		if innerOnly && !done.judged {
+			*r = own
+		}
+		return recs
+	}
 	visited[fn] = true
 	defer delete(visited, fn)
 	var more []*Record
@@ -323,6 +372,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		}
 		more = append(more, sub...)
 	}
+	a.walked[key] = walkDone{target: t, judged: anyJudged(more)}
 	if innerOnly && !anyJudged(more) {
 		// The helper's own loop runs whatever its callers do: when every path calls the
 		// helper once, the loop decides, here.
@@ -351,6 +401,20 @@ func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge,
 		out = append(out, &m)
 	}
 	return out
+}
+
+// key says what a walk to the callers depends on besides the function: the gate and pattern
+// passed up, and the call's own gates (closedFor tests them at each call site).
+func (in inherited) key(lc *localContext) string {
+	var b strings.Builder
+	if g := in.gate; g != nil {
+		fmt.Fprintf(&b, "%d/%d/%t/%s", g.Kind, g.Period, g.Negate, g.Text)
+	}
+	b.WriteString("|" + string(in.pattern) + "|" + in.patternWhy)
+	for _, g := range lc.Gates {
+		fmt.Fprintf(&b, "|%d/%t/%s", g.Kind, g.Negate, g.Text)
+	}
+	return b.String()
 }
 
 // anyJudged reports whether some record found a rule or a legitimate pattern.

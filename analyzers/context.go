@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -98,8 +99,11 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 		case "block", "module":
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
-			for s := child.PrevNamedSibling(); s != nil; s = s.PrevNamedSibling() {
-				for _, c := range exitConditions(s) {
+			stmts := a.exitStatements(m)
+			i := sort.Search(len(stmts), func(i int) bool { return stmts[i].Index >= child.Index })
+			for i--; i >= 0; i-- {
+				s := stmts[i]
+				for _, c := range a.exits[s] {
 					g := a.newGate(f, c, true)
 					if x := refilled(f, s, c); x != "" && g.Kind != periodicGate && g.Kind != onceGate && g.Kind != initGate {
 						// `if self.buffer: return self.buffer.pop(0)` ... `self.buffer = ...`:
@@ -155,14 +159,36 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			}
 			lc.Handlers = append(lc.Handlers, h)
 		case "with_statement":
-			lc.Withs = append(lc.Withs, m.ChildByField("body").Text(f.Src))
 			if wc := m.NamedChildren(); len(wc) > 0 {
-				lc.Withs[len(lc.Withs)-1] = wc[0].Text(f.Src)
+				lc.Withs = append(lc.Withs, wc[0].Text(f.Src))
+			} else {
+				lc.Withs = append(lc.Withs, m.ChildByField("body").Text(f.Src))
 			}
 		}
 	}
 	lc.Gates = append(lc.Gates, pendingGates...)
 	return lc
+}
+
+// exitStatements are the statements of a block that leave early under some condition, in
+// order, with their conditions in a.exits: read once per block, so a call looks only at
+// those before it, not at every statement before it.
+func (a *classifier) exitStatements(block *pyparse.Node) []*pyparse.Node {
+	if stmts, ok := a.blockExits[block]; ok {
+		return stmts
+	}
+	var stmts []*pyparse.Node
+	for _, c := range block.Children {
+		if !c.Named {
+			continue
+		}
+		if conds := exitConditions(c); len(conds) > 0 {
+			a.exits[c] = conds
+			stmts = append(stmts, c)
+		}
+	}
+	a.blockExits[block] = stmts
+	return stmts
 }
 
 // exitConditions returns the conditions under which a statement before the call leaves

@@ -3,6 +3,7 @@ package analyzers
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/internal/engine"
@@ -36,11 +37,16 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	}
 	for _, fl := range parsed.Failures {
 		out.Failures = append(out.Failures, engine.Failure{Path: fl.Path, Err: fl.Err,
-			Internal: errors.Is(fl.Err, pyparse.ErrInternal)})
+			Internal: errors.Is(fl.Err, pyparse.ErrInternal), OverBudget: errors.Is(fl.Err, pyparse.ErrTimeout)})
 	}
 	cls, _ := res.Results[Classify].(*Classification)
 	if cls == nil {
 		return out, nil
+	}
+	for _, t := range cls.Cut {
+		out.Cut = append(out.Cut, engine.Cut{Path: t.File.Path, What: fmt.Sprintf(
+			"the callers of the %s() at line %d were followed through %d call sites only; a loop further up is not known",
+			t.Spelling, t.Call.Node.Line(), maxRecordsPerTarget)})
 	}
 	for _, r := range cls.Records {
 		c := engine.Call{Offset: r.Call.Node.Start, Record: report.CallRecord{

@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -60,7 +61,12 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		}
 	}
 	for _, l := range lc.Loops {
-		if hasOOMHandler(f, l.Node) && (reRetryLoop.MatchString(l.Header) || changesSize(f, l.Node)) {
+		oom, ok := a.oomLoops[l.Node]
+		if !ok { // once per loop, not per call in it
+			oom = hasOOMHandler(f, l.Node)
+			a.oomLoops[l.Node] = oom
+		}
+		if oom && (reRetryLoop.MatchString(l.Header) || changesSize(f, l.Node)) {
 			return OOMRetry, fmt.Sprintf("in the retry loop at line %d (`%s`)", l.Node.Line(), l.Header)
 		}
 	}
@@ -357,27 +363,29 @@ func hasOOMHandler(f *pyparse.File, loopNode *pyparse.Node) bool {
 }
 
 // siblings returns the statements of the call's block, within `span` statements of it.
+// It steps out from the call's statement, so its cost is the span, not the block.
 func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
 	stmt := call.Statement()
 	if stmt == nil || stmt.Parent == nil {
 		return nil, nil
 	}
-	var named []*pyparse.Node
-	idx := -1
-	for _, c := range stmt.Parent.Children {
-		if !c.Named || c.Kind == "comment" {
-			continue
-		}
-		if c == stmt {
-			idx = len(named)
-		}
-		named = append(named, c)
-	}
-	if idx < 0 {
+	kids := stmt.Parent.Children
+	statement := func(c *pyparse.Node) bool { return c.Named && c.Kind != "comment" }
+	if !statement(stmt) {
 		return nil, nil
 	}
-	lo, hi := max(0, idx-span), min(len(named), idx+span+1)
-	return named[lo:idx], named[idx+1 : hi]
+	for i := int(stmt.Index) - 1; i >= 0 && len(before) < span; i-- {
+		if statement(kids[i]) {
+			before = append(before, kids[i])
+		}
+	}
+	slices.Reverse(before)
+	for i := int(stmt.Index) + 1; i < len(kids) && len(after) < span; i++ {
+		if statement(kids[i]) {
+			after = append(after, kids[i])
+		}
+	}
+	return before, after
 }
 
 func nearby(f *pyparse.File, call *pyparse.Node, span int, match func(string) bool) bool {

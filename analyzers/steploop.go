@@ -326,6 +326,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 		for _, c := range stmt.Parent.Children {
 			if c.Named && c.Kind != "comment" && c != stmt {
 				others++
+				break // one is enough, and a long block is not read per call
 			}
 		}
 	}

@@ -74,7 +74,7 @@ import (
 )
 
 // flatten copies the tree into Go Nodes through one C call that walks it with a cursor.
-func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
+func flatten(root *sitter.Node, f *File) *Node {
 	count := int(root.DescendantCount()) + 1
 	flat := make([]C.cl_flat, count)
 	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
@@ -134,9 +134,6 @@ func flatten(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 				msg = "missing " + nd.Kind
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, nd.Start), Msg: msg})
-		}
-		if queried[nd.Kind] {
-			byID[uintptr(e.id)] = nd
 		}
 	}
 	return &nodes[0]

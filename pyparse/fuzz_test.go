@@ -26,6 +26,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("for x in y:\n    tensor = (\n    torch.cuda.empty_cache()\n"))
 	f.Add([]byte("def f():\r    torch.cuda.empty_cache()\r"))
 	f.Add([]byte("a.b\n# accelerator clear\naccelerator.clear()"))
+	// Issue 17's shapes, small: the long versions cost superlinear time once.
+	loop := "import torch\nfor b in loader:\n"
+	f.Add([]byte(loop + "    x = (\n" + strings.Repeat("    torch.cuda.empty_cache()\n", 200)))
+	f.Add([]byte(loop + "    doc = \"\"\"\n" + strings.Repeat("    opt.step()\n", 200)))
+	f.Add([]byte(loop + strings.Repeat("    # c\n\n", 2*commentRunKept) + "    torch.cuda.empty_cache()\n"))
+	f.Add([]byte(loop + "    f" + strings.Repeat("()", 3*MaxChainCalls) + "\n"))
+	f.Add([]byte(strings.ReplaceAll(loop+"    torch.cuda.empty_cache()\n", "\n", "\r")))
 	p, err := NewParser()
 	if err != nil {
 		f.Fatal(err)

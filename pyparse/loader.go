@@ -190,7 +190,14 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 	}
 	r.fsetLock.Lock()
 	f.TokenFile = r.fset.AddFile(path, -1, len(src))
-	f.TokenFile.SetLinesForContent(src)
+	// Python's line ends, a lone '\r' included; go/token wants no line start at the end.
+	lines := f.lines
+	for len(lines) > 0 && lines[len(lines)-1] >= len(src) {
+		lines = lines[:len(lines)-1]
+	}
+	if !f.TokenFile.SetLines(lines) {
+		f.TokenFile.SetLinesForContent(src)
+	}
 	r.fsetLock.Unlock()
 	o.file = f
 	return o

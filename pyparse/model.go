@@ -3,8 +3,6 @@ package pyparse
 import (
 	"go/token"
 	"strings"
-
-	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 // SyntaxError is a place tree-sitter could not parse.
@@ -136,107 +134,116 @@ func (f *File) Qualify(dotted string) string {
 	return q + suffix + "." + rest
 }
 
-func (f *File) buildModel(root *sitter.Node, byID map[uintptr]*Node) {
+// buildModel reads imports, classes, functions and calls from the copied tree in one
+// pre-order walk that carries the enclosing function and qualified-name prefix down, so its
+// cost is linear in the tree. (A tree-sitter query did this before: its cursor keeps one
+// pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
+// recovery builds from an unclosed bracket, each node cost time in the depth.)
+func (f *File) buildModel(root *Node) {
 	f.Aliases = map[string]string{}
 	f.funcByNode = map[*Node]*Function{}
 	f.classByNode = map[*Node]*Class{}
 	f.callByNode = map[*Node]*Call{}
 	src := f.Src
+	type frame struct {
+		n     *Node
+		fn    *Function // innermost enclosing def (nil at module level or in a nameless def)
+		scope string    // dotted names of the enclosing defs and classes
+	}
+	stack := []frame{{n: root}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, fn, scope := top.n, top.fn, top.scope
+		switch n.Kind {
+		case "import_statement":
+			f.addImport(n)
+		case "import_from_statement", "future_import_statement":
+			f.addImportFrom(n)
+		case "class_definition":
+			if name := n.ChildByField("name"); name != nil && name.Kind == "identifier" {
+				f.addClass(n, name.Text(src), scope)
+			}
+		case "function_definition":
+			fn = nil
+			if name := n.ChildByField("name"); name != nil && name.Kind == "identifier" {
+				fn = f.addFunction(n, name.Text(src), scope, top.fn)
+			}
+		case "call":
+			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
+			if fun != nil && fun.Named && args != nil && args.Named {
+				c := &Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn}
+				f.Calls = append(f.Calls, c)
+				f.callByNode[n] = c
+			}
+		}
+		if n.Kind == "function_definition" || n.Kind == "class_definition" {
+			if name := n.ChildByField("name"); name != nil {
+				scope = joinScope(scope, name.Text(src))
+			}
+		}
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, frame{n: n.Children[i], fn: fn, scope: scope})
+		}
+	}
+}
 
-	each := func(query string, fn func(caps map[string]*Node)) {
-		q := queries[query]
-		qc := sitter.NewQueryCursor()
-		defer qc.Close()
-		names := q.CaptureNames()
-		matches := qc.Matches(q, root, src)
-		for m := matches.Next(); m != nil; m = matches.Next() {
-			// Matches reuses its memory: copy what we keep.
-			caps := map[string]*Node{}
-			for _, c := range m.Captures {
-				if n := byID[c.Node.Id()]; n != nil {
-					caps[names[c.Index]] = n
+func joinScope(scope, name string) string {
+	if scope == "" {
+		return name
+	}
+	return scope + "." + name
+}
+
+func (f *File) addClass(n *Node, name, scope string) {
+	src := f.Src
+	c := &Class{Name: name, QualName: joinScope(scope, name), Node: n, Methods: map[string]*Function{}}
+	if sc := n.ChildByField("superclasses"); sc != nil {
+		for _, b := range sc.NamedChildren() {
+			if b.Kind == "keyword_argument" {
+				continue
+			}
+			if d := DottedName(b, src); d != "" {
+				c.Bases = append(c.Bases, d)
+			} else {
+				c.Bases = append(c.Bases, b.Text(src))
+			}
+		}
+	}
+	c.Decorators = decorators(n)
+	f.classByNode[n] = c
+	f.Classes = append(f.Classes, c)
+}
+
+// addFunction records a def; a method's class precedes it in the walk, so it is known.
+func (f *File) addFunction(n *Node, name, scope string, parent *Function) *Function {
+	src := f.Src
+	fn := &Function{Name: name, QualName: joinScope(scope, name), Node: n, Body: n.ChildByField("body"), Parent: parent}
+	fn.Decorators = decorators(n)
+	fn.Async = n.HasChild("async")
+	if ps := n.ChildByField("parameters"); ps != nil {
+		for _, p := range ps.NamedChildren() {
+			pname := paramName(p, src)
+			fn.Params = append(fn.Params, pname)
+			if p.Kind == "typed_parameter" || p.Kind == "typed_default_parameter" {
+				if t := DottedName(p.ChildByField("type").firstNamed(), src); t != "" {
+					if fn.ParamTypes == nil {
+						fn.ParamTypes = map[string]string{}
+					}
+					fn.ParamTypes[pname] = t
 				}
 			}
-			fn(caps)
 		}
 	}
-
-	var callNodes [][3]*Node
-	// One pass of the combined query; classes are finished before methods look them up.
-	var funcNodes []*Node
-	each("model", func(caps map[string]*Node) {
-		switch {
-		case caps["import"] != nil:
-			f.addImport(caps["import"])
-		case caps["import_from"] != nil:
-			f.addImportFrom(caps["import_from"])
-		case caps["class"] != nil:
-			n := caps["class"]
-			c := &Class{Name: n.ChildByField("name").Text(src), Node: n, Methods: map[string]*Function{}}
-			if sc := n.ChildByField("superclasses"); sc != nil {
-				for _, b := range sc.NamedChildren() {
-					if b.Kind == "keyword_argument" {
-						continue
-					}
-					if d := DottedName(b, src); d != "" {
-						c.Bases = append(c.Bases, d)
-					} else {
-						c.Bases = append(c.Bases, b.Text(src))
-					}
-				}
-			}
-			c.Decorators = decorators(n)
-			f.classByNode[n] = c
-			f.Classes = append(f.Classes, c)
-		case caps["func"] != nil:
-			funcNodes = append(funcNodes, caps["func"])
-		case caps["call"] != nil:
-			n := caps["call"]
-			callNodes = append(callNodes, [3]*Node{n, n.ChildByField("function"), n.ChildByField("arguments")})
-		}
-	})
-	for _, c := range f.Classes {
-		c.QualName = qualName(c.Node, c.Name, src)
-	}
-	for _, n := range funcNodes {
-		fn := &Function{Name: n.ChildByField("name").Text(src), Node: n, Body: n.ChildByField("body")}
-		fn.QualName = qualName(n, fn.Name, src)
-		fn.Decorators = decorators(n)
-		fn.Async = n.HasChild("async")
-		if ps := n.ChildByField("parameters"); ps != nil {
-			for _, p := range ps.NamedChildren() {
-				name := paramName(p, src)
-				fn.Params = append(fn.Params, name)
-				if p.Kind == "typed_parameter" || p.Kind == "typed_default_parameter" {
-					if t := DottedName(p.ChildByField("type").firstNamed(), src); t != "" {
-						if fn.ParamTypes == nil {
-							fn.ParamTypes = map[string]string{}
-						}
-						fn.ParamTypes[name] = t
-					}
-				}
-			}
-		}
-		f.funcByNode[n] = fn
-		f.Functions = append(f.Functions, fn)
-	}
-	for _, fn := range f.Functions {
-		fn.Parent = f.EnclosingFunction(fn.Node)
-		if owner := definingClass(fn.Node); owner != nil {
-			fn.Class = f.classByNode[owner]
-			if fn.Class != nil {
-				fn.Class.Methods[fn.Name] = fn
-			}
+	if owner := definingClass(n); owner != nil {
+		fn.Class = f.classByNode[owner]
+		if fn.Class != nil {
+			fn.Class.Methods[fn.Name] = fn
 		}
 	}
-
-	for _, cn := range callNodes {
-		c := &Call{Node: cn[0], Func: cn[1], Args: cn[2]}
-		c.Callee = DottedName(c.Func, src)
-		c.Function = f.EnclosingFunction(c.Node)
-		f.Calls = append(f.Calls, c)
-		f.callByNode[c.Node] = c
-	}
+	f.funcByNode[n] = fn
+	f.Functions = append(f.Functions, fn)
+	return fn
 }
 
 // firstNamed is a `type` node's expression (nil-safe).
@@ -294,18 +301,6 @@ func decorators(def *Node) []*Node {
 		}
 	}
 	return out
-}
-
-func qualName(def *Node, name string, src []byte) string {
-	parts := []string{name}
-	for m := def.Parent; m != nil; m = m.Parent {
-		if m.Kind == "function_definition" || m.Kind == "class_definition" {
-			if nn := m.ChildByField("name"); nn != nil {
-				parts = append(parts, nn.Text(src))
-			}
-		}
-	}
-	return joinReversed(parts)
 }
 
 func (f *File) addImport(n *Node) {

@@ -172,7 +172,7 @@ func Column(src []byte, offset int) int {
 		offset = len(src)
 	}
 	start := offset
-	for start > 0 && src[start-1] != '\n' {
+	for start > 0 && src[start-1] != '\n' && src[start-1] != '\r' {
 		start--
 	}
 	return utf8.RuneCount(src[start:offset]) + 1
@@ -180,8 +180,19 @@ func Column(src []byte, offset int) int {
 
 // DottedName returns the dotted text of an identifier/attribute chain (`torch.cuda.empty_cache`),
 // or "" when the expression is something else (a call, a subscript, ...). Calls inside the
-// chain are rendered with "()" so `get_accelerator().empty_cache` stays recognisable.
+// chain are rendered with "()" so `get_accelerator().empty_cache` and
+// `model(x).sum().backward` stay recognisable, up to MaxChainCalls of them: a longer chain
+// (`f()()()...`, or the nested calls tree-sitter builds when it recovers from an unclosed
+// bracket) is no dotted name. Without the limit every call of such a chain spelt out the
+// whole chain below it, quadratic in time and memory.
 func DottedName(n *Node, src []byte) string {
+	return dottedName(n, src, MaxChainCalls)
+}
+
+// MaxChainCalls is how many calls a dotted name runs through.
+const MaxChainCalls = 16
+
+func dottedName(n *Node, src []byte, calls int) string {
 	var parts []string
 	for n != nil {
 		switch n.Kind {
@@ -196,8 +207,10 @@ func DottedName(n *Node, src []byte) string {
 			parts = append(parts, attr.Text(src))
 			n = n.ChildByField("object")
 		case "call":
-			fn := n.ChildByField("function")
-			inner := DottedName(fn, src)
+			if calls == 0 {
+				return ""
+			}
+			inner := dottedName(n.ChildByField("function"), src, calls-1)
 			if inner == "" {
 				return ""
 			}

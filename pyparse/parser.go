@@ -2,7 +2,7 @@ package pyparse
 
 import (
 	"context"
-	"embed"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -11,18 +11,23 @@ import (
 	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
 )
 
-//go:embed queries/*.scm
-var queryFS embed.FS
-
-// DefaultTimeout bounds the parse of one file; a file that takes longer gives a parse error
+// A file's parse gets BudgetFloor plus BudgetPerKB for each KB of it: about ten times what
+// tree-sitter needs on a broken file of that size, twenty on a clean one (measured on a
+// loaded 2-core machine, see bench/README.md). A file that takes longer gives ErrTimeout
 // rather than stalling the run.
-const DefaultTimeout = 10 * time.Second
+const (
+	BudgetFloor = time.Second
+	BudgetPerKB = 10 * time.Millisecond
+)
+
+// Budget is the parse time a file of size bytes gets.
+func Budget(size int) time.Duration {
+	return BudgetFloor + time.Duration(size/1024)*BudgetPerKB
+}
 
 var (
 	langOnce sync.Once
 	lang     *sitter.Language
-	queries  map[string]*sitter.Query
-	langErr  error
 	// Symbol and field names, read once: looking a name up through cgo for every node was
 	// most of the cost of copying a tree.
 	kindNames  []string
@@ -30,9 +35,8 @@ var (
 	fieldNames []string
 )
 
-// loadLanguage compiles the grammar handle and the embedded queries once per process. The
-// queries are read-only after compilation and safe to share between parsers.
-func loadLanguage() error {
+// loadLanguage reads the grammar handle and its symbol and field names once per process.
+func loadLanguage() {
 	langOnce.Do(func() {
 		useLibcAllocator()
 		lang = sitter.NewLanguage(python.Language())
@@ -49,41 +53,25 @@ func loadLanguage() error {
 		for id := 1; id < len(fieldNames); id++ {
 			fieldNames[id] = lang.FieldNameForId(uint16(id))
 		}
-		queries = map[string]*sitter.Query{}
-		for _, name := range []string{"model"} {
-			text, err := queryFS.ReadFile("queries/" + name + ".scm")
-			if err != nil {
-				langErr = fmt.Errorf("read query %s: %w", name, err)
-				return
-			}
-			q, qerr := sitter.NewQuery(lang, string(text))
-			if qerr != nil { // *QueryError: compare the pointer, not an error interface
-				langErr = fmt.Errorf("compile query %s: %s", name, qerr.Error())
-				return
-			}
-			queries[name] = q
-		}
 	})
-	return langErr
 }
 
 // Parser parses Python files. It is not safe for concurrent use: give each worker its own.
 type Parser struct {
-	p       *sitter.Parser
+	p *sitter.Parser
+	// Timeout, when set, replaces the file's Budget.
 	Timeout time.Duration
 }
 
 // NewParser returns a parser; Close it when done.
 func NewParser() (*Parser, error) {
-	if err := loadLanguage(); err != nil {
-		return nil, err
-	}
+	loadLanguage()
 	p := sitter.NewParser()
 	if err := p.SetLanguage(lang); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("set python language: %w", err)
 	}
-	return &Parser{p: p, Timeout: DefaultTimeout}, nil
+	return &Parser{p: p}, nil
 }
 
 // Close releases the tree-sitter parser.
@@ -94,44 +82,41 @@ func (p *Parser) Close() {
 	}
 }
 
-// ErrTimeout is returned when a file takes longer than Parser.Timeout to parse.
-var ErrTimeout = fmt.Errorf("parse timed out")
+// ErrTimeout is returned when a file takes longer than its budget to parse.
+var ErrTimeout = errors.New("parsing took longer than its budget")
 
 // Parse parses src (the contents of path) and builds its model. Syntax errors do not fail the
 // parse: they are listed in File.Errors. An error is returned only when no tree could be built
 // (timeout, cancellation).
 func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, error) {
-	deadline := time.Now().Add(p.Timeout)
+	budget := p.Timeout
+	if budget <= 0 {
+		budget = Budget(len(src))
+	}
+	deadline := time.Now().Add(budget)
 	opts := &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool {
 		return time.Now().After(deadline) || ctx.Err() != nil
 	}}
+	text := parseText(src)
 	tree := p.p.ParseWithOptions(func(off int, _ sitter.Point) []byte {
-		if off >= len(src) {
+		if off >= len(text) {
 			return nil
 		}
-		return src[off:]
+		return text[off:]
 	}, nil, opts)
 	if tree == nil {
 		p.p.Reset()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("parse %s: %w", path, ctx.Err())
 		}
-		return nil, fmt.Errorf("parse %s: %w after %s", path, ErrTimeout, p.Timeout)
+		return nil, fmt.Errorf("%s: not analysed: %w of %s (%d KB)", path, ErrTimeout, budget, (len(src)+1023)/1024)
 	}
 	defer tree.Close()
 	root := tree.RootNode()
 	f := &File{Path: path, Src: src}
-	byID := map[uintptr]*Node{}
-	f.Root = flatten(root, byID, f)
-	f.buildModel(root, byID)
+	f.Root = flatten(root, f)
+	f.buildModel(f.Root)
 	return f, nil
-}
-
-// queried are the kinds the model query captures; only they need a way back from a
-// tree-sitter node to its copy.
-var queried = map[string]bool{
-	"call": true, "function_definition": true, "class_definition": true,
-	"import_statement": true, "import_from_statement": true, "future_import_statement": true,
 }
 
 // isPunct reports anonymous punctuation, which the copy leaves out: it is most of a tree's
@@ -145,12 +130,12 @@ func symbolName(id uint16) string {
 	return lang.NodeKindForId(id)
 }
 
-// lineStarts returns the byte offset at which each line starts (tree-sitter counts rows by
-// '\n' alone, as this does).
+// lineStarts returns the byte offset at which each line starts. Lines end as Python ends
+// them: at '\n', "\r\n" or a lone '\r'.
 func lineStarts(src []byte) []int {
 	starts := []int{0}
 	for i, c := range src {
-		if c == '\n' {
+		if c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
 			starts = append(starts, i+1)
 		}
 	}

@@ -2,11 +2,14 @@ package pyparse
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	sitter "github.com/tree-sitter/go-tree-sitter"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 func parse(t testing.TB, src string) *File {
@@ -189,8 +192,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			tree := p.p.Parse(b, nil)
 			defer tree.Close()
 			fa, fb := &File{Src: b}, &File{Src: b}
-			ia, ib := map[uintptr]*Node{}, map[uintptr]*Node{}
-			a, c := flatten(tree.RootNode(), ia, fa), convert(tree.RootNode(), ib, fb)
+			a, c := flatten(tree.RootNode(), fa), convert(tree.RootNode(), fb)
 			var la, lb []string
 			dump := func(out *[]string) func(*Node) bool {
 				return func(n *Node) bool {
@@ -207,8 +209,8 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			if strings.Join(la, "\n") != strings.Join(lb, "\n") {
 				t.Fatalf("flatten differs from cursor walk:\n%s\n---\n%s", strings.Join(la, "\n"), strings.Join(lb, "\n"))
 			}
-			if len(ia) != len(ib) || fmt.Sprint(fa.Errors) != fmt.Sprint(fb.Errors) {
-				t.Fatalf("ids %d/%d errors %v / %v", len(ia), len(ib), fa.Errors, fb.Errors)
+			if fmt.Sprint(fa.Errors) != fmt.Sprint(fb.Errors) {
+				t.Fatalf("errors %v / %v", fa.Errors, fb.Errors)
 			}
 		})
 	}
@@ -217,7 +219,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 // convert copies the tree-sitter tree into Go Nodes with a Go-side cursor walk through the
 // official binding: the oracle TestFlattenMatchesCursorWalk holds flatten (one C call per
 // file) to.
-func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
+func convert(root *sitter.Node, f *File) *Node {
 	cur := root.Walk()
 	defer cur.Close()
 	lines := lineStarts(f.Src)
@@ -260,9 +262,6 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, n.Start), Msg: msg})
 		}
-		if queried[n.Kind] {
-			byID[tn.Id()] = n
-		}
 		return n
 	}
 	// stack holds the Go node of each cursor depth (nil for a dropped punctuation leaf).
@@ -284,5 +283,76 @@ func convert(root *sitter.Node, byID map[uintptr]*Node, f *File) *Node {
 			}
 			stack = stack[:len(stack)-1]
 		}
+	}
+}
+
+// TestCallChains: a dotted name runs through MaxChainCalls calls at most, so the callee of
+// every call of a long chain stays short (spelling out the chain below each call was
+// quadratic).
+func TestCallChains(t *testing.T) {
+	long := "f" + strings.Repeat("()", MaxChainCalls+2) // the outermost callee runs through one call too many
+	f := parse(t, "def g():\n    get_accelerator().empty_cache()\n    model(x).sum().backward()\n    "+long+"\n")
+	var got []string
+	for _, c := range f.Calls {
+		fn := "<module>"
+		if c.Function != nil {
+			fn = c.Function.QualName
+		}
+		got = append(got, fmt.Sprintf("%s:%q", fn, c.Callee))
+	}
+	want := `g:"get_accelerator().empty_cache" g:"get_accelerator" g:"model().sum().backward" g:"model().sum" g:"model" g:"" g:"f` +
+		strings.Repeat("()", MaxChainCalls) + `"`
+	if s := strings.Join(got[:7], " "); s != want {
+		t.Errorf("calls = %s\nwant    %s", s, want)
+	}
+	if len(got) != 5+MaxChainCalls+2 {
+		t.Errorf("%d calls, want %d", len(got), 5+MaxChainCalls+2)
+	}
+}
+
+// TestUnclosedBracketCalls: tree-sitter recovers from an unclosed bracket by nesting every
+// following call in the one before it; the first cache call is still found with its name,
+// the ones nested on it get a short one or none, and every call has its enclosing function.
+func TestUnclosedBracketCalls(t *testing.T) {
+	src := "import torch\ndef train(loader):\n    for b in loader:\n        x = (\n" +
+		strings.Repeat("        torch.cuda.empty_cache()\n", 50)
+	f := parse(t, src)
+	named := 0
+	for _, c := range f.Calls {
+		if c.Function == nil || c.Function.Name != "train" {
+			t.Fatalf("call at line %d outside train", c.Node.Line())
+		}
+		if c.Callee == "torch.cuda.empty_cache" {
+			named++
+		} else if strings.Count(c.Callee, "()") > MaxChainCalls {
+			t.Errorf("callee %q spells out the chain below it", c.Callee)
+		}
+	}
+	if len(f.Calls) != 50 || named != 1 || len(f.Errors) == 0 {
+		t.Errorf("%d calls, %d named torch.cuda.empty_cache, %d errors; want 50, 1 and some", len(f.Calls), named, len(f.Errors))
+	}
+}
+
+// TestParseBudget: the budget grows with the file from a floor, and a parse past it stops
+// with ErrTimeout naming the file.
+func TestParseBudget(t *testing.T) {
+	if Budget(0) != BudgetFloor || Budget(100<<10) != BudgetFloor+100*BudgetPerKB {
+		t.Errorf("Budget(0) = %s, Budget(100 KB) = %s", Budget(0), Budget(100<<10))
+	}
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Timeout = time.Nanosecond
+	src := []byte(strings.Repeat("x = f(1)\n", 5000))
+	_, err = p.Parse(context.Background(), "big.py", src)
+	if !errors.Is(err, ErrTimeout) || !strings.HasPrefix(err.Error(), "big.py: not analysed") {
+		t.Errorf("err = %v, want ErrTimeout naming big.py", err)
+	}
+	// The parser is usable again after a stopped parse.
+	p.Timeout = 0
+	if f, err := p.Parse(context.Background(), "big.py", src); err != nil || len(f.Calls) != 5000 {
+		t.Errorf("after a stopped parse: err %v", err)
 	}
 }

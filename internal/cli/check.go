@@ -136,6 +136,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 		for _, f := range sum.Skipped {
 			con.warnf("not fixing %s: the fixed code would not parse", f)
 		}
+		for _, r := range sum.Refused {
+			fmt.Fprintf(stderr, "cachelint: warning: not fixing %s\n", r)
+		}
 		verb := "fixed"
 		if cf.diff {
 			verb = "would fix"
@@ -219,7 +222,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 	if err := finish(res, con, stderr); err != nil {
 		return err
 	}
-	if len(rep.Findings) > 0 && !cf.exitZero {
+	// A file whose analysis was cut short (named in a warning above) may hide findings: the
+	// run is not clean.
+	if (len(rep.Findings) > 0 || len(res.Incomplete) > 0) && !cf.exitZero {
 		return findingsExit
 	}
 	return nil

@@ -30,6 +30,8 @@ type Facts struct {
 	Failures []Failure
 	// Calls are the classified cache-emptying calls, in every file analysed.
 	Calls []Call
+	// Cut are the analyses cut short: a file whose calls were not all followed.
+	Cut []Cut
 	// Seen is the number of files in analysis scope, Parsed how many were parsed, Rounds
 	// how many prefilter rounds ran.
 	Seen, Parsed, Rounds int
@@ -53,11 +55,19 @@ type SyntaxError struct {
 }
 
 // Failure is a file that could not be read or parsed at all; Internal marks a bug in
-// cachelint (a panic caught while parsing it), which makes the run exit 2.
+// cachelint (a panic caught while parsing it), which makes the run exit 2; OverBudget a
+// parse stopped when the file ran out of its time budget.
 type Failure struct {
-	Path     string
-	Err      error
-	Internal bool
+	Path       string
+	Err        error
+	Internal   bool
+	OverBudget bool
+}
+
+// Cut is an analysis stopped short in one file, said in words ("the callers of the
+// torch.cuda.empty_cache() at line 12 were followed through 200 call sites only").
+type Cut struct {
+	Path, What string
 }
 
 // Call is one classified cache-emptying call. Record holds everything but the positions

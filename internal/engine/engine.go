@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,6 +71,10 @@ type Result struct {
 	// finding each at the first error with the parser's message (a CL900 finding reports
 	// the same when that rule is on), for a warning.
 	SyntaxErrors []report.Finding
+	// Incomplete are the files in report scope whose analysis was cut short (a parse over
+	// its time budget, callers not all followed), each also in Warnings: a run with one is
+	// not clean whatever it found.
+	Incomplete []Incomplete
 	// Errors are internal errors (a bug in cachelint): the run must exit 2.
 	Errors []error
 	// Root is the project root (absolute); RootRel the same as shown, which baselines and
@@ -79,6 +84,11 @@ type Result struct {
 	Stats         Stats
 
 	p *project
+}
+
+// Incomplete is a file whose analysis was cut short, and what was skipped.
+type Incomplete struct {
+	Path, What string
 }
 
 // Stats say how much work a run did.
@@ -231,8 +241,27 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		out.SyntaxErrors = append(out.SyntaxErrors, se.at)
 	}
 	for _, fl := range pr.facts.Failures {
-		if pr.report[fl.Path] && !fl.Internal {
+		switch {
+		case !pr.report[fl.Path] || fl.Internal:
+		case fl.OverBudget:
+			out.Incomplete = append(out.Incomplete, Incomplete{Path: fl.Path, What: fl.Err.Error()})
+		default:
 			out.Unreadable = append(out.Unreadable, fl.Err.Error())
+		}
+	}
+	for _, c := range pr.facts.Cut {
+		if pr.report[c.Path] {
+			out.Incomplete = append(out.Incomplete, Incomplete{Path: c.Path, What: c.Path + ": " + c.What})
+		}
+	}
+	for _, in := range out.Incomplete {
+		out.Warnings = append(out.Warnings, in.What)
+	}
+	for _, path := range slices.Sorted(maps.Keys(pr.nb)) {
+		if pr.report[path] {
+			for _, m := range pr.nb[path].nb.Malformed {
+				out.Warnings = append(out.Warnings, path+": "+m)
+			}
 		}
 	}
 	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds,

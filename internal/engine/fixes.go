@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -77,6 +78,9 @@ type FixSummary struct {
 	// Stdin is the fixed text of a file read from standard input (its text as read when
 	// nothing was fixed), which is never written to disk: ruff prints it to stdout.
 	Stdin []byte
+	// Refused say why a file was left unchanged that --fix will not write (one with other
+	// hard links).
+	Refused []string
 }
 
 // ApplyFixes applies (or, with opts.Diff, prints) the fixes of the run's findings. A file
@@ -123,6 +127,11 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		} else if pr.stdin != nil && file == pr.stdinPath {
 			sum.Stdin = out
 		} else if err := fix.WriteAtomic(file, out); err != nil {
+			if hl := (*fix.HardLinkError)(nil); errors.As(err, &hl) {
+				sum.Refused = append(sum.Refused, hl.Error())
+				sum.Remaining += n
+				continue
+			}
 			return sum, err
 		}
 		sum.Files++

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -31,6 +33,14 @@ func FuzzEngine(f *testing.F) {
 	}
 	f.Add([]byte(`{"cells": [{"cell_type": "code", "source": "for b in l:\n    torch.cuda.empty_cache()"}], "nbformat": 4}`))
 	f.Add([]byte("import torch\nfor b in loader:\n    opt.step()\n    torch.cuda.empty_cache()  # noqa: CL001\r\n"))
+	// Issue 17's shapes, small: an unclosed bracket, a helper chain, a CR-only file.
+	f.Add([]byte("import torch\nfor b in loader:\n    opt.step()\n    x = (\n" + strings.Repeat("    torch.cuda.empty_cache()\n", 100)))
+	chain := "import torch\nfor b in loader:\n    opt.step()\n    f0()\n"
+	for i := range 60 {
+		chain += fmt.Sprintf("def f%d():\n    torch.cuda.empty_cache()\n    f%d()\n", i, i+1)
+	}
+	f.Add([]byte(chain))
+	f.Add([]byte("import torch\rfor b in loader:\r    opt.step()\r    torch.cuda.empty_cache()\r"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		dir := t.TempDir()
 		cell, _ := json.Marshal(map[string]any{
@@ -56,9 +66,10 @@ func FuzzEngine(f *testing.F) {
 				t.Fatalf("finding in a file not written: %s", fd.File)
 			}
 			if fd.Line < 1 || fd.Column < 1 || fd.EndLine < fd.Line || (fd.EndLine == fd.Line && fd.EndColumn < fd.Column) {
-				t.Fatalf("%s: bad span %d:%d-%d:%d", fd.Code, fd.Line, fd.Column, fd.EndLine, fd.EndColumn)
+				t.Fatalf("%s %s: bad span %d:%d-%d:%d", fd.File, fd.Code, fd.Line, fd.Column, fd.EndLine, fd.EndColumn)
 			}
-			if lines := bytes.Count(b, []byte("\n")) + 1; fd.Line > lines {
+			// Lines end as Python ends them: at "\n", "\r\n" or a lone "\r".
+			if lines := bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\r")) - bytes.Count(b, []byte("\r\n")) + 1; fd.Line > lines {
 				t.Fatalf("%s at line %d of a %d-line %s", fd.Code, fd.Line, lines, name)
 			}
 			if !utf8.ValidString(fd.Message) {

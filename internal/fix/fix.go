@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -65,13 +66,26 @@ func Diff(path string, before, after []byte) (string, error) {
 
 // WriteAtomic replaces path's contents: it writes a temporary file in the same directory,
 // copies the original's mode, syncs, and renames it over the original, so an interrupted
-// run leaves either the old file or the new one, never a truncated mix.
+// run leaves either the old file or the new one, never a truncated mix. A symlink is
+// written through: its target gets the new contents and the link stays a link. A file with
+// more than one hard link is refused (*HardLinkError): the rename would leave the other
+// names with the old contents, and writing in place could be cut off half-way. Temporary
+// files an interrupted run left beside the file (older than a minute) are removed first.
 func WriteAtomic(path string, data []byte) error {
-	fi, err := os.Stat(path)
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	fi, err := os.Stat(target)
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cachelint-*")
+	if n := linkCount(fi); n > 1 {
+		return &HardLinkError{Path: path, Links: n}
+	}
+	dir, prefix := filepath.Dir(target), tempPrefix(target)
+	removeStale(dir, prefix, time.Now().Add(-staleAfter))
+	tmp, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -96,11 +110,46 @@ func WriteAtomic(path string, data []byte) error {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(name, path); err != nil {
+	if err := os.Rename(name, target); err != nil {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// HardLinkError is a file WriteAtomic will not replace: other names share its contents.
+type HardLinkError struct {
+	Path  string
+	Links int
+}
+
+func (e *HardLinkError) Error() string {
+	return fmt.Sprintf("%s has %d hard links: replacing it would leave the other names unfixed (fix it by hand, or see the change with --diff)", e.Path, e.Links)
+}
+
+// staleAfter is how old a temporary file must be to be taken for one an interrupted run
+// left behind, not one a run going on now is writing.
+const staleAfter = time.Minute
+
+// tempPrefix is the name of a temporary file for path, before its random part.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".cachelint-" }
+
+// removeStale removes the temporary files named prefix+digits in dir last changed before
+// cutoff. What cannot be removed stays; the write goes on.
+func removeStale(dir, prefix string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // splitLines splits after each newline without inventing an empty last line (difflib's

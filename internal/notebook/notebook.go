@@ -39,6 +39,9 @@ type Notebook struct {
 	Language string
 	// Warnings describe cells that were blanked because they cannot be Python.
 	Warnings []string
+	// Malformed say which cells were left out because their JSON is not a cell's (a
+	// "source" that is a number, a cell that is not an object): the other cells are read.
+	Malformed []string
 
 	data  []byte
 	nl    []int // offsets of the '\n' bytes of data
@@ -69,7 +72,11 @@ func Parse(data []byte) (*Notebook, error) {
 	}
 	var src bytes.Buffer
 	for _, c := range r.cells {
-		if c.typ != "code" {
+		if c.bad != nil && c.typ != "markdown" && c.typ != "raw" {
+			nb.Malformed = append(nb.Malformed, fmt.Sprintf("cell %d left out: %v", c.index, c.bad))
+			continue
+		}
+		if c.typ != "code" || c.bad != nil {
 			continue
 		}
 		nb.addCell(&src, c)
@@ -121,13 +128,24 @@ func (nb *Notebook) addCell(src *bytes.Buffer, c rawCell) {
 	nb.CellStartLines = append(nb.CellStartLines, cell.StartLine)
 }
 
-// splitLines splits a cell's text into lines without their '\n'; an empty cell has none.
+// splitLines splits a cell's text into lines without their line end, a '\n' or a lone '\r'
+// as Python reads them (a "\r\n" keeps its '\r' in the line); an empty cell has none.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' || s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n') {
+			lines = append(lines, s[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
 }
 
 // pythonCellMagics run their body as Python, so the body is analysed.

@@ -274,10 +274,6 @@ func TestErrors(t *testing.T) {
 		{"empty", ``, "unexpected end of file"},
 		{"not an object", `[1, 2]`, "a notebook must be a JSON object, got a list"},
 		{"cells not a list", `{"cells": {"a": 1}}`, `"cells" must be a list, got an object`},
-		{"cell not an object", `{"cells": [1]}`, "cell 1 must be an object, got a number"},
-		{"source a number", `{"cells": [{"cell_type": "code", "source": 3}]}`, `cell 1: "source" must be a string or a list of strings, got a number`},
-		{"source item not a string", "{\"cells\": [{\"cell_type\": \"code\",\n \"source\": [\"a\", [\"b\"]]}]}", `line 2, column 18: cell 1: "source" item 2 must be a string, got a list`},
-		{"cell type not a string", `{"cells": [{"cell_type": 4}]}`, `"cell_type" must be a string`},
 		{"trailing data", `{"cells": []} {}`, "unexpected data after"},
 		{"invalid utf-8 escapes", `{"cells": [{"cell_type": "code", "source": "\x"}]}`, "invalid JSON"},
 	}
@@ -285,6 +281,33 @@ func TestErrors(t *testing.T) {
 		_, err := Parse([]byte(tt.json))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestMalformedCells: a cell whose JSON is valid but not a cell's is left out with a
+// message naming it, and the code cells around it are read as usual.
+func TestMalformedCells(t *testing.T) {
+	good := `{"cell_type": "code", "source": ["import torch\n", "torch.cuda.empty_cache()\n"]}`
+	tests := []struct {
+		name, cell, want string
+	}{
+		{"cell not an object", `[1, {"a": 2}]`, "cell 2 left out: line 1, column 95: cell 2 must be an object, got a list"},
+		{"source a number", `{"cell_type": "code", "source": 3}`, `cell 2 left out: line 1, column 127: cell 2: "source" must be a string or a list of strings, got a number`},
+		{"source item not a string", `{"cell_type": "code", "source": ["a", ["b"], "c"], "metadata": {}}`, `cell 2 left out: line 1, column 133: cell 2: "source" item 2 must be a string, got a list`},
+		{"cell type not a string", `{"cell_type": {"x": 4}, "source": "y = 1"}`, `cell 2 left out: line 1, column 109: cell 2: "cell_type" must be a string, got an object`},
+	}
+	for _, tt := range tests {
+		nb, err := Parse([]byte(`{"cells": [` + good + `, ` + tt.cell + `, ` + good + `]}`))
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if len(nb.Malformed) != 1 || nb.Malformed[0] != tt.want {
+			t.Errorf("%s: malformed %q, want %q", tt.name, nb.Malformed, tt.want)
+		}
+		if want := "import torch\ntorch.cuda.empty_cache()\n"; string(nb.Source) != want+want || len(nb.Cells) != 2 || nb.Cells[1].Index != 3 {
+			t.Errorf("%s: program %q, cells %+v", tt.name, nb.Source, nb.Cells)
 		}
 	}
 }
@@ -303,5 +326,20 @@ func TestHugeOutputs(t *testing.T) {
 	}
 	if _, _, jl, jc := nb.Locate(1); jl != 1 || jc != len(data)-len(`torch.cuda.empty_cache()"]}]}`)+1 {
 		t.Errorf("Locate(1) JSON position = %d:%d", jl, jc)
+	}
+}
+
+// TestLoneCRLines: a lone '\r' ends a cell's line, as Python reads it, so the program's
+// lines and the parser's agree.
+func TestLoneCRLines(t *testing.T) {
+	nb, err := Parse([]byte(`{"cells": [{"cell_type": "code", "source": "a = 1\rb = 2\r\nc = 3\n"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(nb.Source) != "a = 1\nb = 2\r\nc = 3\n" || nb.Cells[0].Lines != 3 {
+		t.Errorf("program %q, %d lines", nb.Source, nb.Cells[0].Lines)
+	}
+	if c, l, _, _ := nb.Locate(3); c != 1 || l != 3 {
+		t.Errorf("Locate(3) = cell %d line %d, want cell 1 line 3", c, l)
 	}
 }

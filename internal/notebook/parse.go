@@ -21,7 +21,17 @@ type rawCell struct {
 	pieces   []piece
 	v3Pieces []piece // nbformat 3 keeps code in "input"
 	hasV4    bool
+	// bad says why the cell is not a cell (a "source" that is a number, a cell that is a
+	// list): it is left out, and the other cells are read.
+	bad error
 }
+
+// cellError is a cell whose JSON is valid but not a notebook cell's; its value has been
+// read past, so the reader can go on with the next cell.
+type cellError struct{ err error }
+
+func (e *cellError) Error() string { return e.err.Error() }
+func (e *cellError) Unwrap() error { return e.err }
 
 // reader walks the notebook's JSON with a token decoder, which keeps memory flat on huge
 // notebooks (outputs are skipped, not built) and tells where each source string starts.
@@ -155,7 +165,10 @@ func (r *reader) stringValue(what string) (string, error) {
 	case nil:
 		return "", nil
 	}
-	return "", r.typeError(off, what, "a string", tok)
+	if err := r.skip(tok); err != nil {
+		return "", err
+	}
+	return "", &cellError{r.typeError(off, what, "a string", tok)}
 }
 
 func (r *reader) parse() error {
@@ -288,7 +301,12 @@ func (r *reader) cellList() error {
 		}
 		c := rawCell{index: len(r.cells) + 1}
 		if tok != json.Delim('{') {
-			return r.typeError(off, fmt.Sprintf("cell %d", c.index), "an object", tok)
+			c.bad = r.typeError(off, fmt.Sprintf("cell %d", c.index), "an object", tok)
+			if err := r.skip(tok); err != nil {
+				return err
+			}
+			r.cells = append(r.cells, c)
+			continue
 		}
 		err = r.object(func(key string) error {
 			var err error
@@ -303,6 +321,12 @@ func (r *reader) cellList() error {
 			default:
 				err = r.skipValue()
 			}
+			if ce := (*cellError)(nil); errors.As(err, &ce) {
+				if c.bad == nil {
+					c.bad = ce.err
+				}
+				return nil
+			}
 			return err
 		})
 		if err != nil {
@@ -310,6 +334,9 @@ func (r *reader) cellList() error {
 		}
 		if !c.hasV4 {
 			c.pieces = c.v3Pieces
+		}
+		if c.bad != nil {
+			c.pieces = nil
 		}
 		r.cells = append(r.cells, c)
 	}
@@ -330,22 +357,37 @@ func (r *reader) source(what string) ([]piece, error) {
 		return []piece{{quote: r.valueStart(off), text: v}}, nil
 	}
 	if tok != json.Delim('[') {
-		return nil, r.typeError(off, what, "a string or a list of strings", tok)
+		if err := r.skip(tok); err != nil {
+			return nil, err
+		}
+		return nil, &cellError{r.typeError(off, what, "a string or a list of strings", tok)}
 	}
 	var out []piece
-	for r.dec.More() {
+	var bad error
+	for i := 1; r.dec.More(); i++ {
 		tok, off, err := r.token()
 		if err != nil {
 			return nil, err
 		}
 		s, ok := tok.(string)
 		if !ok {
-			return nil, r.typeError(off, fmt.Sprintf("%s item %d", what, len(out)+1), "a string", tok)
+			if bad == nil {
+				bad = r.typeError(off, fmt.Sprintf("%s item %d", what, i), "a string", tok)
+			}
+			if err := r.skip(tok); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		out = append(out, piece{quote: r.valueStart(off), text: s})
 	}
-	_, _, err = r.token()
-	return out, err
+	if _, _, err = r.token(); err != nil {
+		return nil, err
+	}
+	if bad != nil {
+		return nil, &cellError{bad}
+	}
+	return out, nil
 }
 
 // newlines returns the offsets of the '\n' bytes of data.
