@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cachelint/cachelint/internal/report"
@@ -66,6 +68,12 @@ type CostProfile struct {
 	Measurements Measurements `json:"measurements"`
 	Estimate     Estimate     `json:"estimate"`
 	Notes        []string     `json:"notes,omitempty"`
+	// Trace and Sites are what `cachelint trace --json` measured in the user's own run:
+	// per call site, the cost of its calls. Estimate is then zero unless the trace was
+	// given a probe profile (--cost-profile), whose estimate stays for the sites the run
+	// never reached.
+	Trace *TraceRun      `json:"trace,omitempty"`
+	Sites []MeasuredSite `json:"sites,omitempty"`
 }
 
 // Where Estimate.SyncUs comes from.
@@ -115,7 +123,8 @@ func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
 	return e
 }
 
-// LoadProfile reads a cost profile written by `cachelint probe --json`.
+// LoadProfile reads a cost profile written by `cachelint probe --json` or `cachelint
+// trace --json`.
 func LoadProfile(path string) (*CostProfile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -134,8 +143,13 @@ func LoadProfile(path string) (*CostProfile, error) {
 	if p.Device.Name == "" {
 		return nil, fmt.Errorf("cost profile %s: no device name", path)
 	}
-	if !(p.Estimate.PerCallUs > 0) || math.IsInf(p.Estimate.PerCallUs, 0) {
+	if p.Trace == nil && (!(p.Estimate.PerCallUs > 0) || math.IsInf(p.Estimate.PerCallUs, 0)) {
 		return nil, fmt.Errorf("cost profile %s: estimate.per_call_us must be a positive number", path)
+	}
+	for _, s := range p.Sites {
+		if s.File == "" || s.Line < 1 || (s.Measured && (math.IsNaN(s.PerStepUs) || math.IsInf(s.PerStepUs, 0))) {
+			return nil, fmt.Errorf("cost profile %s: a measured site needs a file, a line and a finite per_step_us", path)
+		}
 	}
 	return &p, nil
 }
@@ -160,15 +174,39 @@ func (p *CostProfile) EstimatedCallCost() time.Duration {
 	return time.Duration(p.Estimate.PerCallUs * float64(time.Microsecond))
 }
 
-// Costs are the profile's measurements, independent of any rule (internal/output words
-// the `= cost:` line from them); nil when the profile holds no estimate.
+func us(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+
+// Costs are the profile's estimate, independent of any rule (internal/output words the
+// `= cost:` line from them); nil when the profile holds no estimate.
 func (p *CostProfile) Costs() *report.Costs {
 	if p == nil || !(p.Estimate.PerCallUs > 0) {
 		return nil
 	}
-	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
 	return &report.Costs{PerCall: us(p.Estimate.PerCallUs), Step: us(p.Estimate.StepUs), Device: p.Device.Name,
 		Segments: p.Estimate.Segments}
+}
+
+// CostsAt are the costs for a finding at file:line (file as check shows it, relative to
+// the working directory or absolute): what a trace measured at that site, else the
+// estimate (nil when there is neither).
+func (p *CostProfile) CostsAt(file string, line int) *report.Costs {
+	if p == nil {
+		return nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	abs = filepath.ToSlash(abs)
+	for i := range p.Sites {
+		s := &p.Sites[i]
+		if !s.Measured || s.Line != line || !(abs == s.File || strings.HasSuffix(abs, "/"+s.File)) {
+			continue
+		}
+		return &report.Costs{PerCall: us(s.PerCallUs), Step: us(s.StepUs), Device: p.Device.Name,
+			Measured: &report.Measured{PerStep: us(s.PerStepUs), CallsPerStep: s.CallsPerStep, Pairs: s.Pairs}}
+	}
+	return p.Costs()
 }
 
 func formatBytes(b uint64) string {

@@ -49,6 +49,7 @@ Usage:
   cachelint rules                list the rules
   cachelint explain CODE         print a rule's documentation
   cachelint probe                measure sync and cache-refill cost on this machine's GPU
+  cachelint trace -- CMD [ARGS]  run CMD and measure each call site's cost in that run
   cachelint version              print the version
 
 Run 'cachelint check --help' for the flags of check.
@@ -88,7 +89,7 @@ func run(ctx context.Context, an engine.Analysis, args []string, stdout, stderr 
 	cmd := "check"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
-		case "check", "calls", "rules", "explain", "probe", "version", "help":
+		case "check", "calls", "rules", "explain", "probe", "trace", "version", "help":
 			cmd, args = args[0], args[1:]
 		}
 	} else if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -108,6 +109,8 @@ func run(ctx context.Context, an engine.Analysis, args []string, stdout, stderr 
 		return runExplain(args, stdout)
 	case "probe":
 		return runProbe(ctx, args, stdout, stderr)
+	case "trace":
+		return runTrace(ctx, an, args, stdout, stderr)
 	case "version":
 		if len(args) > 0 {
 			return usageErr("version takes no arguments")
