@@ -208,6 +208,9 @@ func traceProfile(run TraceRun, sites []MeasuredSite, procs []traceProcess, stat
 			break
 		}
 	}
+	if p.Device.Name == "" {
+		p.Device.Name = "no CUDA device (CUDA was never initialised)"
+	}
 	r := run
 	p.Trace = &r
 	p.Sites = sites

@@ -69,6 +69,9 @@ func runTrace(ctx context.Context, an engine.Analysis, args []string, stdout, st
 		return err
 	}
 	opts.Analysis = an
+	if opts.Root == "" {
+		opts.Root = root // the traced project, not the repository around it
+	}
 	res, err := analyse(ctx, opts, &cf, stderr)
 	if err != nil {
 		return err

@@ -105,17 +105,6 @@ class _Tracer:
         post = getattr(mm, "register_module_forward_hook", None)
         if pre is not None and post is not None:
             self.fwd_handles = [pre(self._on_forward_pre), post(self._on_forward_post)]
-        try:
-            cuda = torch.cuda
-            if cuda.is_available():
-                idx = cuda.current_device()
-                self.device = {"index": idx, "name": cuda.get_device_name(idx),
-                               "total_bytes": int(cuda.get_device_properties(idx).total_memory)}
-        except Exception as e:  # a broken CUDA set-up must not break the user's run
-            self.notes.append("device: %s" % e)
-        self.device.setdefault("name", "no CUDA device")
-        if not self.margin:
-            self.margin = max(512 << 20, self.device.get("total_bytes", 0) // 20)
         import atexit
         atexit.register(self.write)
 
@@ -140,6 +129,25 @@ class _Tracer:
         empty_cache.__wrapped__ = fn
         empty_cache.__doc__ = fn.__doc__
         return empty_cache
+
+    def _device_info(self):
+        """The device, read once the program has initialised CUDA itself: initialising it
+        here, at import, would change the program (a fork-based DataLoader, an allocator
+        setting made after `import torch`)."""
+        if self.device:
+            return
+        try:
+            cuda = self.torch.cuda
+            if not cuda.is_initialized():
+                return
+            idx = cuda.current_device()
+            self.device = {"index": idx, "name": cuda.get_device_name(idx),
+                           "total_bytes": int(cuda.get_device_properties(idx).total_memory)}
+        except Exception as e:  # a broken CUDA set-up must not break the user's run
+            self.device = {"name": "unknown device"}
+            self.notes.append("device: %s" % e)
+        if not self.margin:
+            self.margin = max(512 << 20, self.device.get("total_bytes", 0) // 20)
 
     # ---- call sites ---------------------------------------------------------------------
 
@@ -213,7 +221,8 @@ class _Tracer:
         w = self.cur
         if w is None:
             return True, key
-        w["calls"][key] = w["calls"].get(key, 0) + 1
+        if w["t0"] is not None:
+            w["calls"][key] = w["calls"].get(key, 0) + 1
         reserved = self._reserved()
         w["peak_reserved"] = max(w["peak_reserved"], reserved)
         if w["skip"] == key and not in_handler and not self.skip_stopped:
@@ -223,7 +232,7 @@ class _Tracer:
                 s["skipped"] += 1
                 w["skipped"] += 1
                 return False, key
-        if w["skip"] is None and w["calls"][key] == 1:
+        if w["skip"] is None and w["calls"].get(key) == 1:
             w["measure_release"] = (key, reserved)
         return True, key
 
@@ -267,7 +276,7 @@ class _Tracer:
 
     def _sync(self):
         try:
-            if self.torch.cuda.is_available() and self.torch.cuda.is_initialized():
+            if self.torch.cuda.is_initialized():
                 self.torch.cuda.synchronize()
         except Exception:
             pass
@@ -312,6 +321,14 @@ class _Tracer:
         if w is None:
             self._open("warmup")
             return
+        if w["t0"] is None:
+            # The window's first step settles it: it pays for what the last window's final
+            # call left to the next step (the refill), so timing starts after it.
+            self._sync()
+            import time
+
+            w["t0"] = time.perf_counter()
+            return
         w["steps"] += 1
         if w["steps"] >= self.window:
             self._close()
@@ -325,13 +342,14 @@ class _Tracer:
         return "plain"
 
     def _open(self, kind):
+        self._device_info()
         self._sync()
         import time
 
         skip = None if kind in ("warmup", "plain") else kind
         self.cur = {"kind": "skip" if skip else kind, "skip": skip, "steps": 0, "calls": {}, "skipped": 0,
                     "peak_reserved": self._reserved(), "retries0": self._retries(), "aborted": False,
-                    "measure_release": None, "wall0": time.time(), "t0": time.perf_counter()}
+                    "measure_release": None, "wall0": time.time(), "t0": None}
 
     def _close(self):
         import time
@@ -353,6 +371,7 @@ class _Tracer:
     def write(self):
         import json
 
+        self._device_info()
         doc = {"pid": os.getpid(), "argv": sys.argv, "torch": getattr(self.torch, "__version__", ""),
                "device": self.device, "window": self.window, "no_skip": self.no_skip,
                "step_source": {"optimizer": "optimizer-step", "forward": "module-forward"}.get(self.mode, ""),
@@ -383,21 +402,23 @@ class _TorchFinder:
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return None
+        # Wrap the loader's own exec_module, on this instance only: torch's spec and
+        # __loader__ stay the real loader (importlib.resources reads through it).
         loader, tracer, finder = spec.loader, self.tracer, self
+        exec_module = loader.exec_module
 
-        class Loader:
-            def create_module(self, s):
-                return loader.create_module(s)
+        def exec_and_install(module):
+            exec_module(module)
+            finder.done = True
+            try:
+                tracer.install(module)
+            except Exception as e:
+                sys.stderr.write("cachelint trace: could not install the tracer: %s\n" % e)
 
-            def exec_module(self, module):
-                loader.exec_module(module)
-                finder.done = True
-                try:
-                    tracer.install(module)
-                except Exception as e:
-                    sys.stderr.write("cachelint trace: could not install the tracer: %s\n" % e)
-
-        spec.loader = Loader()
+        try:
+            loader.exec_module = exec_and_install
+        except AttributeError:
+            return None
         return spec
 
 
