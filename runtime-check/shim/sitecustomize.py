@@ -224,7 +224,8 @@ class _Tracer:
         if w["t0"] is not None:
             w["calls"][key] = w["calls"].get(key, 0) + 1
         reserved = self._reserved()
-        w["peak_reserved"] = max(w["peak_reserved"], reserved)
+        if w["t0"] is not None:
+            w["peak_reserved"] = max(w["peak_reserved"], reserved)
         if w["skip"] == key and not in_handler and not self.skip_stopped:
             if self._memory_low(reserved):
                 w["aborted"] = True
@@ -327,6 +328,7 @@ class _Tracer:
             self._sync()
             import time
 
+            w["retries0"] = self._retries()
             w["t0"] = time.perf_counter()
             return
         w["steps"] += 1
@@ -348,7 +350,7 @@ class _Tracer:
 
         skip = None if kind in ("warmup", "plain") else kind
         self.cur = {"kind": "skip" if skip else kind, "skip": skip, "steps": 0, "calls": {}, "skipped": 0,
-                    "peak_reserved": self._reserved(), "retries0": self._retries(), "aborted": False,
+                    "peak_reserved": 0, "retries0": self._retries(), "aborted": False,
                     "measure_release": None, "wall0": time.time(), "t0": None}
 
     def _close(self):

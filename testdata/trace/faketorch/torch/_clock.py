@@ -18,7 +18,7 @@ def advance(seconds):
 
 
 def _env(name, default):
-    return type(default)(os.environ.get(name, default))
+    return type(default)(os.environ.get(name) or default)
 
 
 STEP_S = _env("FAKE_TORCH_STEP_S", 0.010)
