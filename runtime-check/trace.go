@@ -59,6 +59,10 @@ type TraceResult struct {
 	Profile *CostProfile
 }
 
+// utilPeriod is how often NVML is read: its utilisation is itself an average over a
+// sample period of 1/6 s to 1 s, depending on the device.
+const utilPeriod = 100 * time.Millisecond
+
 // errNothingTraced is returned when no process of the command traced anything.
 var errNothingTraced = errors.New("nothing was traced: no Python process of the command imported torch (is it a Python command run with this environment?)")
 
@@ -105,8 +109,18 @@ func Trace(ctx context.Context, o TraceOptions, stderr io.Writer) (*TraceResult,
 	cmd := exec.Command(prog, o.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = traceEnv(os.Environ(), shimDir, cfgPath)
+	var sampler *utilSampler
+	utilNote := ""
+	if src, err := openUtil(); err != nil {
+		utilNote = "no GPU utilisation: " + err.Error()
+	} else {
+		sampler = startUtilSampler(src, utilPeriod)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		if sampler != nil {
+			sampler.Stop()
+		}
 		return nil, fmt.Errorf("cannot run %s: %w", o.Command[0], err)
 	}
 	done := make(chan error, 1)
@@ -128,12 +142,20 @@ func Trace(ctx context.Context, o TraceOptions, stderr io.Writer) (*TraceResult,
 		return nil, fmt.Errorf("run %s: %w", o.Command[0], werr)
 	}
 
+	var samples []gpuSample
+	if sampler != nil {
+		samples = sampler.Stop()
+	}
 	procs, err := readTraceDir(outDir)
 	if err != nil {
 		return nil, err
 	}
-	run, sites := summarise(procs, o.Root)
+	run, sites := summarise(procs, o.Root, samples)
 	run.Command, run.ExitCode, run.Window, run.NoSkip = o.Command, exit, o.Window, o.NoSkip
+	if run.GPUUtil == nil && utilNote == "" {
+		utilNote = "no GPU utilisation sample fell inside a window of the traced process's device"
+	}
+	run.UtilNote = utilNote
 	if run.Processes == 0 {
 		return &TraceResult{Run: run}, errNothingTraced
 	}
@@ -181,7 +203,7 @@ func waitWithProgress(ctx context.Context, done <-chan error, outDir string, std
 			if err != nil || len(procs) == 0 {
 				continue
 			}
-			run, sites := summarise(procs, "")
+			run, sites := summarise(procs, "", nil)
 			fmt.Fprintf(stderr, "\r\033[Kcachelint trace: %d steps, %d plain and %d skip windows, %d call sites", run.Steps, run.PlainWindows, run.SkipWindows, len(sites))
 			shown = true
 		case <-ctx.Done():
@@ -233,6 +255,9 @@ func PrintTrace(w io.Writer, res *TraceResult) {
 	if run.SkipStopped != "" {
 		fmt.Fprintf(w, "  skipping stopped for good: %s\n", run.SkipStopped)
 	}
+	if run.UtilNote != "" {
+		fmt.Fprintf(w, "  %s\n", run.UtilNote)
+	}
 	if len(res.Sites) == 0 {
 		fmt.Fprintln(w, "  no cache-emptying call ran")
 		return
@@ -248,6 +273,9 @@ func PrintTrace(w io.Writer, res *TraceResult) {
 		fmt.Fprintf(tw, "  steps/s\t%.1f\t%.1f\t\n", 1e6/m.StepUs, 1e6/m.StepUsSkip)
 		fmt.Fprintf(tw, "  peak reserved\t%s\t%s\t\n", formatBytes(m.PeakReserved), formatBytes(m.PeakReservedSkip))
 		fmt.Fprintf(tw, "  allocator retries\t%d\t%d\t\n", m.Retries, m.RetriesSkip)
+		if m.GPUUtil != nil && m.GPUUtilSkip != nil {
+			fmt.Fprintf(tw, "  GPU utilisation\t%.0f%%\t%.0f%%\t\n", *m.GPUUtil, *m.GPUUtilSkip)
+		}
 		if m.ReleasedPerCall > 0 {
 			fmt.Fprintf(tw, "  released per call\t%s\t\t\n", formatBytes(m.ReleasedPerCall))
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The trace tests run the real python3 on the fake torch in testdata/trace/faketorch,
@@ -260,5 +261,42 @@ func TestTraceErrors(t *testing.T) {
 		"import runpy, sys; sys.path.insert(0, '" + fx.proj + "'); sys.argv = ['train.py', '60']; runpy.run_path('" + filepath.Join(fx.proj, "train.py") + "', run_name='__main__'); sys.exit(3)"}})
 	if res.Run.ExitCode != 3 || res.Run.Steps != 60 {
 		t.Errorf("run %+v", res.Run)
+	}
+}
+
+type fakeUtil struct{ util uint32 }
+
+func (f fakeUtil) UUIDs() []string          { return []string{"GPU-aa"} }
+func (f fakeUtil) Util(int) (uint32, error) { return f.util, nil }
+func (f fakeUtil) Close()                   {}
+
+// TestGPUUtil: NVML samples are averaged over the windows they fall in, per device.
+func TestGPUUtil(t *testing.T) {
+	s := startUtilSampler(fakeUtil{util: 70}, time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	got := s.Stop()
+	if len(got) == 0 || got[0].UUID != "GPU-aa" || got[0].Util != 70 {
+		t.Fatalf("samples %+v", got)
+	}
+
+	samples := []gpuSample{{"GPU-aa", 1.5, 90}, {"GPU-aa", 1.7, 80}, {"GPU-bb", 1.6, 10}, {"GPU-aa", 2.5, 40}, {"GPU-bb", 2.5, 5}}
+	plain := traceWindow{Kind: "plain", Steps: 10, Seconds: 1, WallStart: 1, WallEnd: 2, Calls: map[string]int{"k": 10}}
+	skip := traceWindow{Kind: "skip", Skip: "k", Steps: 10, Seconds: 0.5, Skipped: 10, WallStart: 2, WallEnd: 3}
+	if u, ok := windowUtil(samples, "aa", &plain); !ok || u != 85 {
+		t.Errorf("plain window on aa: %v %v, want 85", u, ok)
+	}
+	if _, ok := windowUtil(samples, "", &plain); ok {
+		t.Error("two devices and no UUID: a utilisation was made up")
+	}
+	procs := []traceProcess{{Device: traceDevice{UUID: "GPU-aa"}, Steps: 30, StepSource: StepsAtOptimizer,
+		Windows: []traceWindow{plain, skip, plain}, Sites: []traceSite{{Key: "k", File: "/p/t.py", Line: 3, Rule: "CL001", Skippable: true, Calls: 30}}}}
+	procs[0].Windows[2].WallStart, procs[0].Windows[2].WallEnd = 3, 4
+	run, sites := summarise(procs, "/p", samples)
+	if run.GPUUtil == nil || *run.GPUUtil != 85 {
+		t.Errorf("plain utilisation %v", run.GPUUtil)
+	}
+	if len(sites) != 1 || !sites[0].Measured || sites[0].GPUUtilSkip == nil || *sites[0].GPUUtilSkip != 40 ||
+		!within1(sites[0].PerStepUs, 50000) || sites[0].File != "t.py" {
+		t.Errorf("site %+v", sites)
 	}
 }

@@ -28,6 +28,7 @@ type traceProcess struct {
 type traceDevice struct {
 	Index      int    `json:"index"`
 	Name       string `json:"name"`
+	UUID       string `json:"uuid"`
 	TotalBytes uint64 `json:"total_bytes"`
 }
 
@@ -102,7 +103,11 @@ type MeasuredSite struct {
 	Retries          int    `json:"alloc_retries"`
 	RetriesSkip      int    `json:"alloc_retries_without,omitempty"`
 	ReleasedPerCall  uint64 `json:"released_bytes_per_call,omitempty"`
-	Verdict          string `json:"verdict"`
+	// GPUUtil and GPUUtilSkip are the mean GPU utilisation (NVML, percent) in windows
+	// with the calls and in this site's windows without them; nil where no sample fell.
+	GPUUtil     *float64 `json:"gpu_util_percent,omitempty"`
+	GPUUtilSkip *float64 `json:"gpu_util_percent_without,omitempty"`
+	Verdict     string   `json:"verdict"`
 }
 
 // TraceRun describes the traced run.
@@ -121,6 +126,10 @@ type TraceRun struct {
 	SkipWindows  int     `json:"skip_windows"`
 	StepUs       float64 `json:"step_us"`
 	SkipStopped  string  `json:"skip_stopped,omitempty"`
+	// GPUUtil is the mean GPU utilisation (NVML, percent) in windows with every call;
+	// UtilNote says why there is none.
+	GPUUtil  *float64 `json:"gpu_util_percent,omitempty"`
+	UtilNote string   `json:"gpu_util_note,omitempty"`
 }
 
 // Step sources, as the shim names them.
@@ -158,7 +167,7 @@ func (w *traceWindow) usable() bool { return !w.Aborted && w.Steps > 0 && w.Kind
 
 // summarise turns the processes' windows into one figure per call site. root is the
 // project's absolute root: site files are given relative to it.
-func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
+func summarise(procs []traceProcess, root string, samples []gpuSample) (TraceRun, []MeasuredSite) {
 	var run TraceRun
 	run.Root = root
 	type acc struct {
@@ -170,10 +179,11 @@ func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
 		retries, retriesSkip  int
 		skipWindows           int
 		released              []uint64
+		utilSkip              []float64
 	}
 	sites := map[string]*acc{}
 	var order []string
-	var plainSteps []float64
+	var plainSteps, plainUtil []float64
 	for _, p := range procs {
 		if len(p.Sites) == 0 && p.Steps == 0 {
 			continue // a process that imported torch and did nothing traced (a launcher)
@@ -208,7 +218,11 @@ func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
 			if !w.usable() {
 				continue
 			}
+			util, hasUtil := windowUtil(samples, p.Device.UUID, w)
 			if w.Kind == "plain" {
+				if hasUtil {
+					plainUtil = append(plainUtil, util)
+				}
 				run.PlainWindows++
 				plainSteps = append(plainSteps, w.stepUs())
 				for k, a := range sites {
@@ -228,12 +242,16 @@ func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
 			a.skipSteps = append(a.skipSteps, w.stepUs())
 			a.peakSkip = max(a.peakSkip, w.PeakReserved)
 			a.retriesSkip += w.AllocRetries
+			if hasUtil {
+				a.utilSkip = append(a.utilSkip, util)
+			}
 			if d, ok := pairDiff(ws, i); ok {
 				a.diffs = append(a.diffs, d)
 			}
 		}
 	}
 	run.StepUs = statOf(plainSteps).Median
+	run.GPUUtil = mean(plainUtil)
 	out := make([]MeasuredSite, 0, len(order))
 	for _, k := range order {
 		a := sites[k]
@@ -269,6 +287,7 @@ func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
 			m.StepUs = run.StepUs
 			m.StepUsSkip = statOf(a.skipSteps).Median
 			m.PeakReservedSkip, m.RetriesSkip = a.peakSkip, a.retriesSkip
+			m.GPUUtil, m.GPUUtilSkip = run.GPUUtil, mean(a.utilSkip)
 		case !a.site.Skippable && a.site.Rule == "":
 			m.Reason = "not reported by the static analysis (CL001/CL002/CL004): observed, never skipped"
 		case !a.site.Skippable:
@@ -284,6 +303,18 @@ func summarise(procs []traceProcess, root string) (TraceRun, []MeasuredSite) {
 		out = append(out, m)
 	}
 	return run, out
+}
+
+func mean(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	s /= float64(len(v))
+	return &s
 }
 
 // pairDiff compares skip window i with the plain windows next to it (their mean, so that a

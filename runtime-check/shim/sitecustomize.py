@@ -141,8 +141,9 @@ class _Tracer:
             if not cuda.is_initialized():
                 return
             idx = cuda.current_device()
-            self.device = {"index": idx, "name": cuda.get_device_name(idx),
-                           "total_bytes": int(cuda.get_device_properties(idx).total_memory)}
+            props = cuda.get_device_properties(idx)
+            self.device = {"index": idx, "name": cuda.get_device_name(idx), "uuid": str(getattr(props, "uuid", "") or ""),
+                           "total_bytes": int(props.total_memory)}
         except Exception as e:  # a broken CUDA set-up must not break the user's run
             self.device = {"name": "unknown device"}
             self.notes.append("device: %s" % e)

@@ -1,8 +1,7 @@
 """A fake torch for cachelint trace's tests: the entry points, the optimizer and module hook
 registries and a caching allocator, on a virtual clock.
 
-GPU time is simulated: work advances a virtual clock that replaces time.perf_counter (and
-time.time), so what the tracer measures is exactly what this fake charges, on any machine.
+GPU time is simulated: work advances a virtual clock that replaces time.perf_counter, so what the tracer measures is exactly what this fake charges, on any machine.
 Costs come from the environment (seconds): FAKE_TORCH_STEP_S (one step's work),
 FAKE_TORCH_EMPTY_S (one empty_cache() that releases something), FAKE_TORCH_REFILL_S (the
 refill of what was released, paid by the next step), FAKE_TORCH_STEP_BYTES (what one step
@@ -15,7 +14,6 @@ import time as _time
 from . import _clock
 
 _time.perf_counter = _clock.now
-_time.time = _clock.wall
 
 __version__ = "0.0+fake"
 

@@ -9,10 +9,6 @@ def now():
     return _t[0]
 
 
-def wall():
-    return 1.7e9 + _t[0]
-
-
 def advance(seconds):
     _t[0] += seconds
 
