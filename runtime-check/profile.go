@@ -200,7 +200,7 @@ func (p *CostProfile) CostsAt(file string, line int) *report.Costs {
 	abs = filepath.ToSlash(abs)
 	for i := range p.Sites {
 		s := &p.Sites[i]
-		if !s.Measured || s.Line != line || !(abs == s.File || strings.HasSuffix(abs, "/"+s.File)) {
+		if !s.Measured || s.Line != line || (abs != s.File && !strings.HasSuffix(abs, "/"+s.File)) {
 			continue
 		}
 		return &report.Costs{PerCall: us(s.PerCallUs), Step: us(s.StepUs), Device: p.Device.Name,

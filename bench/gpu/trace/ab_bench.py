@@ -30,7 +30,7 @@ def phase(step, start, n, after):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-def main(name, out, snapshot, k=20, pairs=8):
+def main(name, out, snapshot, k=20, pairs=6):
     step = WORKLOADS[name]()
     i = 0
     phase(step, i, 2 * k, None)
@@ -45,11 +45,11 @@ def main(name, out, snapshot, k=20, pairs=8):
         json.dump(torch.cuda.memory_snapshot(), f)
     torch.cuda.empty_cache()
     res = {}
-    for kind, after in (("empty_cache", torch.cuda.empty_cache), ("synchronize", torch.cuda.synchronize)):
+    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, max(2, pairs // 2))):
         plain = [phase(step, i, k, None)]
         i += k
         other = []
-        for _ in range(pairs):
+        for _ in range(n):
             other.append(phase(step, i, k, after))
             i += k
             plain.append(phase(step, i, k, None))

@@ -5,9 +5,9 @@
 # Expects .devbin/cachelint and .devbin/probe (linux/amd64, see docs/probe.md).
 set -u
 OUT=${OUT:?set OUT}
-W=${WORKLOADS:-"cnn lm seg vit diffusion mlp"}
-STEPS=${STEPS:-420}
-WINDOW=${WINDOW:-20}
+W=${WORKLOADS:-"mlp diffusion vit lm cnn seg"}
+STEPS=${STEPS:-360}
+WINDOW=${WINDOW:-16}
 D=$(mktemp -d)
 CL=$PWD/.devbin/cachelint
 PROBE=$PWD/.devbin/probe
@@ -16,19 +16,8 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 cd bench/gpu/trace || exit 2
-for w in $W; do
-  echo "== $w: benchmark"
-  timeout 300 python3 ab_bench.py "$w" "$D/bench-$w.json" "$D/snap-$w.json" || echo "bench exit $?"
-  echo "== $w: cachelint trace"
-  timeout 300 "$CL" trace --no-progress --window "$WINDOW" --json "$D/trace-$w.json" -- python3 train_one.py "$w" "$STEPS"; echo "trace exit $?"
-  if [ -f "$D/bench-$w.json" ]; then
-    read -r sync step < <(python3 -c "import json; d=json.load(open('$D/bench-$w.json')); print(max(d['sync_ms'],0), d['step_ms'])")
-    echo "== $w: probe --sync-ms $sync --step-ms $step"
-    "$PROBE" --no-progress --torch-stats "$D/snap-$w.json" --sync-ms "$sync" --step-ms "$step" --json "$D/probe-$w.json"; echo "probe exit $?"
-  fi
-done
-tar czf "$OUT/trace-results.tgz" -C "$D" $(cd "$D" && ls bench-*.json trace-*.json probe-*.json 2>/dev/null)
-python3 - "$D" $W <<'PY' | tee "$OUT/trace-summary.txt"
+summary() {
+python3 - "$D" $W <<'PY' > "$OUT/trace-summary.txt"
 import json, os, sys
 d, names = sys.argv[1], sys.argv[2:]
 def load(p):
@@ -47,7 +36,8 @@ for w in names:
     ms = [s for s in (t or {}).get("sites", []) if s.get("measured")]
     if ms:
         s = ms[0]
-        row += ["%.2f (%.2f to %.2f, %d pairs; %s)" % (s["per_step_us"] / 1e3, s["low_us"] / 1e3, s["high_us"] / 1e3, s["pairs"], t["trace"]["step_source"]),
+        u = "" if s.get("gpu_util_percent") is None or s.get("gpu_util_percent_without") is None else "; GPU %.0f%% vs %.0f%%" % (s["gpu_util_percent"], s["gpu_util_percent_without"])
+        row += ["%.2f (%.2f to %.2f, %d pairs; %s%s)" % (s["per_step_us"] / 1e3, s["low_us"] / 1e3, s["high_us"] / 1e3, s["pairs"], t["trace"]["step_source"], u),
                 "%+.0f%%" % (100 * (s["per_step_us"] / 1e3 - bc) / bc)]
     else:
         row += ["not measured", ""]
@@ -60,3 +50,18 @@ for w in names:
         row += ["failed", "", "", ""]
     print("| " + " | ".join(row) + " |")
 PY
+  tar czf "$OUT/trace-results.tgz" -C "$D" .
+}
+for w in $W; do
+  echo "== $w: benchmark"
+  timeout 200 python3 ab_bench.py "$w" "$D/bench-$w.json" "$D/snap-$w.json" || echo "bench exit $?"
+  echo "== $w: cachelint trace"
+  timeout 150 "$CL" trace --no-progress --window "$WINDOW" --json "$D/trace-$w.json" -- python3 train_one.py "$w" "$STEPS"; echo "trace exit $?"
+  if [ -f "$D/bench-$w.json" ]; then
+    read -r sync step < <(python3 -c "import json; d=json.load(open('$D/bench-$w.json')); print(max(d['sync_ms'],0), d['step_ms'])")
+    echo "== $w: probe --sync-ms $sync --step-ms $step"
+    "$PROBE" --no-progress --torch-stats "$D/snap-$w.json" --sync-ms "$sync" --step-ms "$step" --json "$D/probe-$w.json"; echo "probe exit $?"
+  fi
+  summary
+done
+cat "$OUT/trace-summary.txt"
