@@ -29,12 +29,15 @@ const (
 // a training loop a whole step of CPU work runs between two calls, so the frees start
 // with the CPU caches cold: FreeUs is the replay's cold-cache pass, and the warm pass
 // (FreeWarmUs, what a tight loop of frees sees) is the range's low end. The next step's
-// cudaMalloc calls for the same segments (RefillUs) block only the CPU (the probe checks that cuMemAlloc does not wait for the device); the GPU loses that
-// time only while its queue is empty. Measured on an H200 (docs/probe.md), a training step
-// refills the queue within its first kernels and hides most of the refill, so the point
-// estimate counts none of it and HighUs all of it, the case of a CPU-bound step. When
-// cuMemAlloc does wait for the device, every re-allocation drains the pipeline and the
-// refill counts in full, plus a bubble each.
+// cudaMalloc calls for the same segments (RefillUs) block only the CPU (the probe checks
+// that cuMemAlloc does not wait for the device), so in principle the GPU loses that time
+// only while its queue is empty. Measured on an H200 on workloads the model was not fitted
+// on (issue 15, docs/probe.md), the step after the call ran 5-8 ms slower: the sync leaves
+// the queue empty and the refill comes before the step's first long kernels, so it is
+// exposed. The point estimate and HighUs count it in full; LowUs counts none (a step whose
+// allocations come after long kernels hides it); --refill-ms, what the user measured,
+// replaces it. When cuMemAlloc waits for the device, every re-allocation also drains the
+// pipeline: a bubble each.
 type Estimate struct {
 	PerCallUs float64 `json:"per_call_us"`
 	LowUs     float64 `json:"low_us"`
@@ -46,9 +49,10 @@ type Estimate struct {
 	FreeUs     float64 `json:"free_us"`
 	FreeWarmUs float64 `json:"free_warm_us"`
 	// RefillUs is the CPU time of the next step's cudaMalloc calls; ExposedRefillUs the
-	// part of it counted in PerCallUs.
+	// part of it counted in PerCallUs, as RefillSource says.
 	RefillUs        float64 `json:"refill_us"`
 	ExposedRefillUs float64 `json:"exposed_refill_us"`
+	RefillSource    string  `json:"refill_source,omitempty"`
 	Segments        int     `json:"segments"`
 	Bytes           uint64  `json:"bytes"`
 	// StepUs is the user's step time (--step-ms), 0 when not given; Fraction is
@@ -82,13 +86,22 @@ const (
 	SyncFromUser  = "sync-ms"
 )
 
+// Where Estimate.ExposedRefillUs comes from: the probe's replay counted in full, the
+// user's measurement (--refill-ms), or the replay in full because cuMemAlloc waits.
+const (
+	RefillFromProbe  = "probe-refill"
+	RefillFromUser   = "refill-ms"
+	RefillAllocWaits = "alloc-waits"
+)
+
 // estimate models one call; syncMs < 0 means the user gave no --sync-ms.
 //
 // The sync costs what the GPU idles while the CPU, released from the sync, rebuilds its
 // lead: for a step whose first kernels are short and launch-bound that is far more than
 // the probe's synthetic bubble (docs/probe.md: 9-12 µs on an H200 against 2-3 ms for a
 // transformer step), and only the user's own step shows it. Given, it replaces the bubble.
-func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
+// refillMs < 0 means the user gave no --refill-ms.
+func estimate(m Measurements, w Workload, stepMs, syncMs, refillMs float64) Estimate {
 	warm, free, alloc := m.Replay.acrossProcesses()
 	e := Estimate{
 		SyncUs:     m.SyncBubble.Median,
@@ -104,18 +117,23 @@ func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
 		e.SyncUs, e.SyncSource = syncMs*1000, SyncFromUser
 		lowSync, highSync = e.SyncUs, e.SyncUs
 	}
-	lowRefill := 0.0
-	if m.AllocWhileBusy.Waits {
+	e.ExposedRefillUs, e.RefillSource = e.RefillUs, RefillFromProbe
+	lowRefill, highRefill := 0.0, alloc.P90
+	switch {
+	case m.AllocWhileBusy.Waits:
 		n := float64(e.Segments)
 		e.SyncUs += n * m.SyncBubble.Median
 		lowSync += n * m.SyncBubble.P10
 		highSync += n * m.SyncBubble.P90
-		e.ExposedRefillUs = e.RefillUs
+		e.RefillSource = RefillAllocWaits
 		lowRefill = alloc.P10
+	case refillMs >= 0:
+		e.ExposedRefillUs, e.RefillSource = refillMs*1000, RefillFromUser
+		lowRefill, highRefill = e.ExposedRefillUs, e.ExposedRefillUs
 	}
 	e.PerCallUs = e.SyncUs + e.FreeUs + e.ExposedRefillUs
 	e.LowUs = math.Max(0, lowSync) + math.Min(warm.P10, free.P10) + lowRefill
-	e.HighUs = highSync + free.P90 + alloc.P90
+	e.HighUs = highSync + free.P90 + highRefill
 	if stepMs > 0 {
 		e.StepUs = stepMs * 1000
 		e.Fraction = e.PerCallUs / e.StepUs
