@@ -76,11 +76,10 @@ class _Tracer:
         wrapped = {}
         for name in ("cuda", "cuda.memory", "accelerator", "accelerator.memory", "xpu", "xpu.memory",
                      "mps", "npu", "mlu"):
-            mod = torch
-            for part in name.split("."):
-                mod = getattr(mod, part, None)
-                if mod is None:
-                    break
+            # Only backends torch already loaded: tracing must not import new ones.
+            if "torch." + name.split(".")[0] not in sys.modules:
+                continue
+            mod = self._module("torch." + name)
             fn = getattr(mod, "empty_cache", None) if mod is not None else None
             if fn is None or not callable(fn):
                 continue
@@ -94,13 +93,14 @@ class _Tracer:
             except (AttributeError, TypeError):
                 continue
             self.entries.append("torch.%s.empty_cache" % name)
-        optim = getattr(getattr(torch, "optim", None), "optimizer", None)
+        # torch.optim deletes its submodules' names (`del optimizer`): import them by name.
+        optim = self._module("torch.optim.optimizer")
         reg = getattr(optim, "register_optimizer_step_post_hook", None)
         if reg is not None:
             reg(self._on_optimizer_step)
         else:
             self.notes.append("torch.optim.optimizer.register_optimizer_step_post_hook is missing: steps are counted at top-level module forwards")
-        mm = getattr(getattr(getattr(torch, "nn", None), "modules", None), "module", None)
+        mm = self._module("torch.nn.modules.module")
         pre = getattr(mm, "register_module_forward_pre_hook", None)
         post = getattr(mm, "register_module_forward_hook", None)
         if pre is not None and post is not None:
@@ -129,6 +129,15 @@ class _Tracer:
         empty_cache.__wrapped__ = fn
         empty_cache.__doc__ = fn.__doc__
         return empty_cache
+
+    @staticmethod
+    def _module(name):
+        import importlib
+
+        try:
+            return importlib.import_module(name)
+        except Exception:
+            return None
 
     def _device_info(self):
         """The device, read once the program has initialised CUDA itself: initialising it

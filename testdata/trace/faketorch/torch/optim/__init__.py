@@ -6,4 +6,8 @@ class SGD(Optimizer):
     pass
 
 
-__all__ = ["optimizer", "Optimizer", "SGD"]
+# As torch does: the submodule's name is deleted from the package (the tracer must import
+# torch.optim.optimizer by name).
+del optimizer
+
+__all__ = ["Optimizer", "SGD"]
