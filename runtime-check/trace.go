@@ -258,6 +258,9 @@ func PrintTrace(w io.Writer, res *TraceResult) {
 	if run.UtilNote != "" {
 		fmt.Fprintf(w, "  %s\n", run.UtilNote)
 	}
+	for _, n := range run.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 	if len(res.Sites) == 0 {
 		fmt.Fprintln(w, "  no cache-emptying call ran")
 		return

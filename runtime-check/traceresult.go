@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -130,6 +131,8 @@ type TraceRun struct {
 	// UtilNote says why there is none.
 	GPUUtil  *float64 `json:"gpu_util_percent,omitempty"`
 	UtilNote string   `json:"gpu_util_note,omitempty"`
+	// Notes are what the shim could not do as planned (a missing hook, an unreadable device).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Step sources, as the shim names them.
@@ -198,6 +201,11 @@ func summarise(procs []traceProcess, root string, samples []gpuSample) (TraceRun
 		}
 		if p.SkipStop != "" && run.SkipStopped == "" {
 			run.SkipStopped = p.SkipStop
+		}
+		for _, n := range p.Notes {
+			if !slices.Contains(run.Notes, n) {
+				run.Notes = append(run.Notes, n)
+			}
 		}
 		for _, s := range p.Sites {
 			a := sites[s.Key]
