@@ -3,6 +3,7 @@ package runtimecheck
 import (
 	"bytes"
 	"context"
+	"github.com/cachelint/cachelint/internal/units"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -298,5 +299,22 @@ func TestGPUUtil(t *testing.T) {
 	if len(sites) != 1 || !sites[0].Measured || sites[0].GPUUtilSkip == nil || *sites[0].GPUUtilSkip != 40 ||
 		!within1(sites[0].PerStepUs, 50000) || sites[0].File != "t.py" {
 		t.Errorf("site %+v", sites)
+	}
+}
+
+// TestRealTraceProfile: a profile `cachelint trace --json` wrote on an H100 (docs/probe.md,
+// issue 15) loads, and its measured site gives check its cost.
+func TestRealTraceProfile(t *testing.T) {
+	p, err := LoadProfile(filepath.Join("..", "bench", "gpu", "results", "h100-2026-12-05-trace", "trace-lm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.CostsAt(filepath.Join("some", "checkout", "train_one.py"), 14)
+	if c == nil || c.Measured == nil || c.Device != "NVIDIA H100 80GB HBM3" || c.Measured.CallsPerStep != 1 ||
+		units.Duration(c.Measured.PerStep) != "20 ms" {
+		t.Errorf("costs %+v", c)
+	}
+	if c := p.CostsAt("train_one.py", 13); c != nil {
+		t.Errorf("another line has costs %+v", c)
 	}
 }
