@@ -155,6 +155,9 @@ func TestProbeSyncMsReplacesTheSyntheticBubble(t *testing.T) {
 	near(t, "sync", p.Estimate.SyncUs, 2500)
 	near(t, "estimate", p.Estimate.PerCallUs, 2500+free+p.Estimate.RefillUs)
 	near(t, "low", p.Estimate.LowUs, 2500+warm)
+	if !strings.Contains(stdout, "= 2.5 ms sync (--sync-ms) + ") {
+		t.Errorf("table should say the sync is the user's:\n%s", stdout)
+	}
 	// What the user measured of the refill replaces the replay's, at both ends.
 	code, stdout, stderr = runProbe(t, "--sync-ms", "2.5", "--refill-ms", "1", "--json", out)
 	if code != 0 {
@@ -167,9 +170,6 @@ func TestProbeSyncMsReplacesTheSyntheticBubble(t *testing.T) {
 	near(t, "low with --refill-ms", p.Estimate.LowUs, 2500+warm+1000)
 	if !strings.Contains(stdout, "+ 1.0 ms refill (--refill-ms)") {
 		t.Errorf("table:\n%s", stdout)
-	}
-	if !strings.Contains(stdout, "= 2.5 ms sync (--sync-ms) + ") {
-		t.Errorf("table should say the sync is the user's:\n%s", stdout)
 	}
 	// Without the flag the synthetic bubble stands, and says so.
 	code, stdout, _ = runProbe(t, "--json", out)
