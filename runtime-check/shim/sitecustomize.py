@@ -45,7 +45,7 @@ class _Tracer:
         self.no_skip = bool(cfg.get("no_skip", False))
         self.root = os.path.realpath(cfg["root"]) + os.sep
         self.static = {(os.path.realpath(s["file"]), int(s["line"])): s.get("rule", "") for s in cfg.get("sites", [])}
-        self.out = os.path.join(cfg["out_dir"], "trace-%d.json" % os.getpid())
+        self.out_dir = cfg["out_dir"]
         self.margin = int(cfg.get("margin_bytes") or 0)
         self.fallback_after = int(cfg.get("fallback_after", 2 * self.window))
         self.here = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -107,6 +107,14 @@ class _Tracer:
             self.fwd_handles = [pre(self._on_forward_pre), post(self._on_forward_post)]
         import atexit
         atexit.register(self.write)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self):
+        """A forked child (a DataLoader worker, an mp.Process) starts a trace of its own: what
+        the parent measured is the parent's to write."""
+        self.steps, self.sites, self.rotation, self.turn = 0, {}, [], 0
+        self.windows, self.cur, self.inside = [], None, False
 
     def _wrap(self, fn, entry):
         tracer = self
@@ -390,13 +398,14 @@ class _Tracer:
                "steps": self.steps, "entries": self.entries, "skip_stopped": self.skip_stopped,
                "notes": self.notes, "windows": self.windows,
                "sites": [dict(s, released_bytes=s["released_bytes"][:64]) for s in self.sites.values()]}
-        tmp = self.out + ".tmp"
+        # By the pid of now: a forked child (a DataLoader worker) writes its own file.
+        out = os.path.join(self.out_dir, "trace-%d.json" % os.getpid())
         try:
-            with open(tmp, "w") as f:
+            with open(out + ".tmp", "w") as f:
                 json.dump(doc, f)
-            os.replace(tmp, self.out)
+            os.replace(out + ".tmp", out)
         except OSError as e:
-            sys.stderr.write("cachelint trace: cannot write %s: %s\n" % (self.out, e))
+            sys.stderr.write("cachelint trace: cannot write %s: %s\n" % (out, e))
 
 
 class _TorchFinder:
