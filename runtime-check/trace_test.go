@@ -318,3 +318,14 @@ func TestRealTraceProfile(t *testing.T) {
 		t.Errorf("another line has costs %+v", c)
 	}
 }
+
+// TestTraceFork: a forked child inherits the tracer; what the parent measured is written
+// once, by the parent.
+func TestTraceFork(t *testing.T) {
+	fx := newTraceFixture(t)
+	res := fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "forked.py"), "100"},
+		Sites: []StaticSite{{File: filepath.Join(fx.proj, "infer.py"), Line: 19, Rule: "CL001"}}})
+	if s := siteAt(t, res, "infer.py", 19); res.Run.Processes != 1 || s.Calls != 100 {
+		t.Errorf("%d processes, %d calls: the child wrote the parent's trace again", res.Run.Processes, s.Calls)
+	}
+}
