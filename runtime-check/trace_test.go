@@ -329,3 +329,14 @@ func TestTraceFork(t *testing.T) {
 		t.Errorf("%d processes, %d calls: the child wrote the parent's trace again", res.Run.Processes, s.Calls)
 	}
 }
+
+func TestTraceEnv(t *testing.T) {
+	env := traceEnv([]string{"HOME=/h", "PYTHONPATH=/a:/b", "CACHELINT_TRACE_CONFIG=/old"}, "/shim", "/cfg.json")
+	want := []string{"HOME=/h", "PYTHONPATH=/shim:/a:/b", "CACHELINT_TRACE_CONFIG=/cfg.json"}
+	if strings.Join(env, " ") != strings.Join(want, " ") {
+		t.Errorf("env %q, want %q", env, want)
+	}
+	if env := traceEnv([]string{"PYTHONPATH="}, "/shim", "/c"); env[0] != "PYTHONPATH=/shim" {
+		t.Errorf("empty PYTHONPATH: %q", env)
+	}
+}
