@@ -38,6 +38,8 @@ Flags:
   --sync-ms MS       what one torch.cuda.synchronize() per step costs your loop
                      (step time with it minus without); replaces the probe's
                      synthetic pipeline bubble, which is a lower bound
+  --refill-ms MS     what the next step's re-allocation costs your loop, if you
+                     measured it (default: the replayed cuMemAlloc time in full)
   --step-ms MS       your training step time, to express the cost as a share of it
   --processes N      replay the workload in this process and N-1 fresh ones and
                      take the median (default 3; the driver's free cost differs
@@ -53,6 +55,7 @@ type probeOptions struct {
 	torchStats string
 	stepMs     float64
 	syncMs     float64 // < 0: not given
+	refillMs   float64 // < 0: not given
 	processes  int
 	jsonPath   string
 	noProgress bool
@@ -69,6 +72,7 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 	fs.StringVar(&o.torchStats, "torch-stats", "", "")
 	fs.Float64Var(&o.stepMs, "step-ms", 0, "")
 	fs.Float64Var(&o.syncMs, "sync-ms", -1, "")
+	fs.Float64Var(&o.refillMs, "refill-ms", -1, "")
 	fs.IntVar(&o.processes, "processes", defaultProcesses, "")
 	fs.StringVar(&o.jsonPath, "json", "", "")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "")
@@ -92,7 +96,7 @@ func parseProbeArgs(args []string) (probeOptions, Workload, error) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"step-ms", o.stepMs}, {"sync-ms", o.syncMs}} {
+	}{{"step-ms", o.stepMs}, {"sync-ms", o.syncMs}, {"refill-ms", o.refillMs}} {
 		if set[f.name] && (f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0)) {
 			return o, Workload{}, fmt.Errorf("%w: --%s must be 0 or more milliseconds, got %v", errUsage, f.name, f.v)
 		}
@@ -199,7 +203,7 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 				Driver:       driver,
 				Workload:     w,
 				Measurements: m,
-				Estimate:     estimate(m, w, o.stepMs, o.syncMs),
+				Estimate:     estimate(m, w, o.stepMs, o.syncMs, o.refillMs),
 				Notes:        append(append([]string(nil), w.Notes...), p.notes...),
 			}
 			if cerr := p.close(); cerr != nil {
@@ -217,7 +221,7 @@ func probe(ctx context.Context, o probeOptions, w Workload, progress func(string
 				if n := modeNote(r.Processes); n != "" {
 					prof.Notes = append(prof.Notes, n)
 				}
-				prof.Estimate = estimate(prof.Measurements, w, o.stepMs, o.syncMs)
+				prof.Estimate = estimate(prof.Measurements, w, o.stepMs, o.syncMs, o.refillMs)
 			}
 			return prof, nil
 		}
@@ -311,16 +315,21 @@ func printTable(out io.Writer, p *CostProfile) {
 	}
 	fmt.Fprintf(out, "estimate: one torch.cuda.empty_cache() costs ~%s (%s – %s) = %s %s + %s free (CPU caches cold, as after a training step; %s warm)",
 		units.Us(e.PerCallUs), units.Us(e.LowUs), units.Us(e.HighUs), units.Us(e.SyncUs), syncWhat, units.Us(e.FreeUs), units.Us(e.FreeWarmUs))
-	if e.ExposedRefillUs > 0 {
+	switch e.RefillSource {
+	case RefillAllocWaits:
 		fmt.Fprintf(out, " + %s refill (cuMemAlloc waits for the device here)", units.Us(e.ExposedRefillUs))
+	case RefillFromUser:
+		fmt.Fprintf(out, " + %s refill (--refill-ms)", units.Us(e.ExposedRefillUs))
+	default:
+		fmt.Fprintf(out, " + %s refill (the next step's cuMemAlloc, exposed after the sync)", units.Us(e.ExposedRefillUs))
 	}
 	if e.StepUs > 0 {
 		fmt.Fprintf(out, ", %.0f%% of a %s step", 100*e.Fraction, units.Us(e.StepUs))
 	}
 	fmt.Fprintln(out)
-	if e.ExposedRefillUs == 0 {
-		fmt.Fprintf(out, "          the next step's refill takes %s of CPU time, hidden while the GPU has queued work; up to ~%s if the step is CPU-bound\n",
-			units.Us(e.RefillUs), units.Us(e.HighUs))
+	if e.RefillSource == RefillFromProbe {
+		fmt.Fprintf(out, "          down to ~%s if the step hides the refill behind queued GPU work (measure it and pass --refill-ms)\n",
+			units.Us(e.LowUs))
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(out, "note: "+n)

@@ -112,13 +112,14 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 			m.Replay.Free.N, m.Replay.FreeUnwritten.N, m.Replay.FreeCold.N)
 	}
 	near(t, "replay alloc", m.Replay.Alloc.Median, 100*(20+400*seg))
-	// The refill overlaps queued GPU work, so only the bubble and the cold-cache frees
-	// count; the warm frees bound the range from below, the refill from above.
-	want := 11.92 + 100*(30+200*seg)
+	// The bubble, the cold-cache frees and the refill, exposed after the sync; the warm
+	// frees and a hidden refill bound the range from below.
+	refill := 100 * (20 + 400*seg)
+	want := 11.92 + 100*(30+200*seg) + refill
 	near(t, "estimate", p.Estimate.PerCallUs, want)
 	near(t, "low", p.Estimate.LowUs, 11.92+100*(30+100*seg))
-	near(t, "refill", p.Estimate.RefillUs, 100*(20+400*seg))
-	near(t, "high", p.Estimate.HighUs, want+100*(20+400*seg))
+	near(t, "refill", p.Estimate.RefillUs, refill)
+	near(t, "high", p.Estimate.HighUs, want)
 	near(t, "fraction of step", p.Estimate.Fraction, want/45000)
 	if len(p.Measurements.Replay.Processes) != 3 || len(p.Notes) != 0 {
 		t.Errorf("three processes that agree need no note: %+v, %q", p.Measurements.Replay.Processes, p.Notes)
@@ -127,7 +128,7 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 		t.Errorf("EstimatedCallCost = %d µs, want %d", got, int64(want))
 	}
 	for _, s := range []string{"Fake H200", "compute 9.0", "CUDA driver 13.0", "waits for the device",
-		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~4.6 ms (3.8 ms – 9.8 ms)", "4.6 ms free (CPU caches cold, as after a training step; 3.8 ms warm)", "10% of a 45 ms step", "up to ~9.8 ms if the step is CPU-bound"} {
+		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~9.8 ms (3.8 ms – 9.8 ms)", "4.6 ms free (CPU caches cold, as after a training step; 3.8 ms warm)", "+ 5.2 ms refill (the next step's cuMemAlloc, exposed after the sync)", "22% of a 45 ms step", "down to ~3.8 ms if the step hides the refill"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, stdout)
 		}
@@ -152,10 +153,23 @@ func TestProbeSyncMsReplacesTheSyntheticBubble(t *testing.T) {
 		t.Errorf("sync source %q", p.Estimate.SyncSource)
 	}
 	near(t, "sync", p.Estimate.SyncUs, 2500)
-	near(t, "estimate", p.Estimate.PerCallUs, 2500+free)
+	near(t, "estimate", p.Estimate.PerCallUs, 2500+free+p.Estimate.RefillUs)
 	near(t, "low", p.Estimate.LowUs, 2500+warm)
 	if !strings.Contains(stdout, "= 2.5 ms sync (--sync-ms) + ") {
 		t.Errorf("table should say the sync is the user's:\n%s", stdout)
+	}
+	// What the user measured of the refill replaces the replay's, at both ends.
+	code, stdout, stderr = runProbe(t, "--sync-ms", "2.5", "--refill-ms", "1", "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if p, err = LoadProfile(out); err != nil || p.Estimate.RefillSource != RefillFromUser {
+		t.Fatalf("%v %+v", err, p)
+	}
+	near(t, "estimate with --refill-ms", p.Estimate.PerCallUs, 2500+free+1000)
+	near(t, "low with --refill-ms", p.Estimate.LowUs, 2500+warm+1000)
+	if !strings.Contains(stdout, "+ 1.0 ms refill (--refill-ms)") {
+		t.Errorf("table:\n%s", stdout)
 	}
 	// Without the flag the synthetic bubble stands, and says so.
 	code, stdout, _ = runProbe(t, "--json", out)

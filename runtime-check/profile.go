@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cachelint/cachelint/internal/report"
@@ -27,12 +29,15 @@ const (
 // a training loop a whole step of CPU work runs between two calls, so the frees start
 // with the CPU caches cold: FreeUs is the replay's cold-cache pass, and the warm pass
 // (FreeWarmUs, what a tight loop of frees sees) is the range's low end. The next step's
-// cudaMalloc calls for the same segments (RefillUs) block only the CPU (the probe checks that cuMemAlloc does not wait for the device); the GPU loses that
-// time only while its queue is empty. Measured on an H200 (docs/probe.md), a training step
-// refills the queue within its first kernels and hides most of the refill, so the point
-// estimate counts none of it and HighUs all of it, the case of a CPU-bound step. When
-// cuMemAlloc does wait for the device, every re-allocation drains the pipeline and the
-// refill counts in full, plus a bubble each.
+// cudaMalloc calls for the same segments (RefillUs) block only the CPU (the probe checks
+// that cuMemAlloc does not wait for the device), so in principle the GPU loses that time
+// only while its queue is empty. Measured on an H200 on workloads the model was not fitted
+// on (issue 15, docs/probe.md), the step after the call ran 5-8 ms slower: the sync leaves
+// the queue empty and the refill comes before the step's first long kernels, so it is
+// exposed. The point estimate and HighUs count it in full; LowUs counts none (a step whose
+// allocations come after long kernels hides it); --refill-ms, what the user measured,
+// replaces it. When cuMemAlloc waits for the device, every re-allocation also drains the
+// pipeline: a bubble each.
 type Estimate struct {
 	PerCallUs float64 `json:"per_call_us"`
 	LowUs     float64 `json:"low_us"`
@@ -44,9 +49,10 @@ type Estimate struct {
 	FreeUs     float64 `json:"free_us"`
 	FreeWarmUs float64 `json:"free_warm_us"`
 	// RefillUs is the CPU time of the next step's cudaMalloc calls; ExposedRefillUs the
-	// part of it counted in PerCallUs.
+	// part of it counted in PerCallUs, as RefillSource says.
 	RefillUs        float64 `json:"refill_us"`
 	ExposedRefillUs float64 `json:"exposed_refill_us"`
+	RefillSource    string  `json:"refill_source,omitempty"`
 	Segments        int     `json:"segments"`
 	Bytes           uint64  `json:"bytes"`
 	// StepUs is the user's step time (--step-ms), 0 when not given; Fraction is
@@ -66,6 +72,12 @@ type CostProfile struct {
 	Measurements Measurements `json:"measurements"`
 	Estimate     Estimate     `json:"estimate"`
 	Notes        []string     `json:"notes,omitempty"`
+	// Trace and Sites are what `cachelint trace --json` measured in the user's own run:
+	// per call site, the cost of its calls. Estimate is then zero unless the trace was
+	// given a probe profile (--cost-profile), whose estimate stays for the sites the run
+	// never reached.
+	Trace *TraceRun      `json:"trace,omitempty"`
+	Sites []MeasuredSite `json:"sites,omitempty"`
 }
 
 // Where Estimate.SyncUs comes from.
@@ -74,13 +86,22 @@ const (
 	SyncFromUser  = "sync-ms"
 )
 
+// Where Estimate.ExposedRefillUs comes from: the probe's replay counted in full, the
+// user's measurement (--refill-ms), or the replay in full because cuMemAlloc waits.
+const (
+	RefillFromProbe  = "probe-refill"
+	RefillFromUser   = "refill-ms"
+	RefillAllocWaits = "alloc-waits"
+)
+
 // estimate models one call; syncMs < 0 means the user gave no --sync-ms.
 //
 // The sync costs what the GPU idles while the CPU, released from the sync, rebuilds its
 // lead: for a step whose first kernels are short and launch-bound that is far more than
 // the probe's synthetic bubble (docs/probe.md: 9-12 µs on an H200 against 2-3 ms for a
 // transformer step), and only the user's own step shows it. Given, it replaces the bubble.
-func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
+// refillMs < 0 means the user gave no --refill-ms.
+func estimate(m Measurements, w Workload, stepMs, syncMs, refillMs float64) Estimate {
 	warm, free, alloc := m.Replay.acrossProcesses()
 	e := Estimate{
 		SyncUs:     m.SyncBubble.Median,
@@ -96,18 +117,23 @@ func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
 		e.SyncUs, e.SyncSource = syncMs*1000, SyncFromUser
 		lowSync, highSync = e.SyncUs, e.SyncUs
 	}
-	lowRefill := 0.0
-	if m.AllocWhileBusy.Waits {
+	e.ExposedRefillUs, e.RefillSource = e.RefillUs, RefillFromProbe
+	lowRefill, highRefill := 0.0, alloc.P90
+	switch {
+	case m.AllocWhileBusy.Waits:
 		n := float64(e.Segments)
 		e.SyncUs += n * m.SyncBubble.Median
 		lowSync += n * m.SyncBubble.P10
 		highSync += n * m.SyncBubble.P90
-		e.ExposedRefillUs = e.RefillUs
+		e.RefillSource = RefillAllocWaits
 		lowRefill = alloc.P10
+	case refillMs >= 0:
+		e.ExposedRefillUs, e.RefillSource = refillMs*1000, RefillFromUser
+		lowRefill, highRefill = e.ExposedRefillUs, e.ExposedRefillUs
 	}
 	e.PerCallUs = e.SyncUs + e.FreeUs + e.ExposedRefillUs
 	e.LowUs = math.Max(0, lowSync) + math.Min(warm.P10, free.P10) + lowRefill
-	e.HighUs = highSync + free.P90 + alloc.P90
+	e.HighUs = highSync + free.P90 + highRefill
 	if stepMs > 0 {
 		e.StepUs = stepMs * 1000
 		e.Fraction = e.PerCallUs / e.StepUs
@@ -115,7 +141,8 @@ func estimate(m Measurements, w Workload, stepMs, syncMs float64) Estimate {
 	return e
 }
 
-// LoadProfile reads a cost profile written by `cachelint probe --json`.
+// LoadProfile reads a cost profile written by `cachelint probe --json` or `cachelint
+// trace --json`.
 func LoadProfile(path string) (*CostProfile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -134,8 +161,13 @@ func LoadProfile(path string) (*CostProfile, error) {
 	if p.Device.Name == "" {
 		return nil, fmt.Errorf("cost profile %s: no device name", path)
 	}
-	if !(p.Estimate.PerCallUs > 0) || math.IsInf(p.Estimate.PerCallUs, 0) {
+	if p.Trace == nil && (!(p.Estimate.PerCallUs > 0) || math.IsInf(p.Estimate.PerCallUs, 0)) {
 		return nil, fmt.Errorf("cost profile %s: estimate.per_call_us must be a positive number", path)
+	}
+	for _, s := range p.Sites {
+		if s.File == "" || s.Line < 1 || (s.Measured && (math.IsNaN(s.PerStepUs) || math.IsInf(s.PerStepUs, 0))) {
+			return nil, fmt.Errorf("cost profile %s: a measured site needs a file, a line and a finite per_step_us", path)
+		}
 	}
 	return &p, nil
 }
@@ -160,15 +192,39 @@ func (p *CostProfile) EstimatedCallCost() time.Duration {
 	return time.Duration(p.Estimate.PerCallUs * float64(time.Microsecond))
 }
 
-// Costs are the profile's measurements, independent of any rule (internal/output words
-// the `= cost:` line from them); nil when the profile holds no estimate.
+func us(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+
+// Costs are the profile's estimate, independent of any rule (internal/output words the
+// `= cost:` line from them); nil when the profile holds no estimate.
 func (p *CostProfile) Costs() *report.Costs {
 	if p == nil || !(p.Estimate.PerCallUs > 0) {
 		return nil
 	}
-	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
 	return &report.Costs{PerCall: us(p.Estimate.PerCallUs), Step: us(p.Estimate.StepUs), Device: p.Device.Name,
 		Segments: p.Estimate.Segments}
+}
+
+// CostsAt are the costs for a finding at file:line (file as check shows it, relative to
+// the working directory or absolute): what a trace measured at that site, else the
+// estimate (nil when there is neither).
+func (p *CostProfile) CostsAt(file string, line int) *report.Costs {
+	if p == nil {
+		return nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		abs = file
+	}
+	abs = filepath.ToSlash(abs)
+	for i := range p.Sites {
+		s := &p.Sites[i]
+		if !s.Measured || s.Line != line || (abs != s.File && !strings.HasSuffix(abs, "/"+s.File)) {
+			continue
+		}
+		return &report.Costs{PerCall: us(s.PerCallUs), Step: us(s.StepUs), Device: p.Device.Name,
+			Measured: &report.Measured{PerStep: us(s.PerStepUs), CallsPerStep: s.CallsPerStep, Pairs: s.Pairs}}
+	}
+	return p.Costs()
 }
 
 func formatBytes(b uint64) string {

@@ -172,10 +172,9 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 		}
 	}
 	rep := res.Report
-	if costs := profile.Costs(); costs != nil {
-		for i := range rep.Findings {
-			rep.Findings[i].Cost = output.CostLine(&rep.Findings[i], costs)
-		}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		f.Cost = output.CostLine(f, profile.CostsAt(f.File, f.Line))
 	}
 
 	w := stdout

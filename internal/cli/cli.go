@@ -53,6 +53,7 @@ Usage:
   cachelint rules [CODE...]      list the rules (all, or those the codes or prefixes select)
   cachelint explain CODE         print a rule's documentation
   cachelint probe                measure sync and cache-refill cost on this machine's GPU
+  cachelint trace -- CMD [ARGS]  run CMD and measure each call site's cost in that run
   cachelint version              print the version
 
 A PATH with no command is checked; PATH - reads one file from standard input.
@@ -91,7 +92,7 @@ func Run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader
 var findingsExit = &exitError{code: exitFindings, err: errors.New("")}
 
 // commands are the words `cachelint WORD` runs; any other first argument is a PATH for check.
-var commands = []string{"check", "calls", "rules", "explain", "probe", "version", "help"}
+var commands = []string{"check", "calls", "rules", "explain", "probe", "trace", "version", "help"}
 
 func run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "check"
@@ -118,6 +119,8 @@ func run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader
 		return runExplain(args, stdout)
 	case "probe":
 		return runProbe(ctx, args, stdout, stderr)
+	case "trace":
+		return runTrace(ctx, an, args, stdout, stderr)
 	case "version":
 		if len(args) > 0 {
 			return usageErr("version takes no arguments")

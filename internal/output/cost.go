@@ -8,12 +8,24 @@ import (
 	"github.com/cachelint/cachelint/rules"
 )
 
-// CostLine words the `= cost:` line of a finding from a probe profile's costs: per step,
-// per call (and per step at the finding's period when known) or per epoch, as the rule's
-// registry entry says its call runs. "" when costs is nil or the rule is not about a call.
+// CostLine words the `= cost:` line of a finding from a profile's costs. A site a trace
+// measured gets what it cost per step in that run, whatever the rule. Otherwise, from the
+// probe's estimate: per step, per call (and per step at the finding's period when known)
+// or per epoch, as the rule's registry entry says its call runs. "" when costs is nil or
+// the rule is not about a call.
 func CostLine(f *report.Finding, costs *report.Costs) string {
 	rule, ok := rules.Lookup(f.Code)
-	if costs == nil || costs.PerCall <= 0 || !ok {
+	if costs == nil || !ok || rule.Cost == rules.CostNone {
+		return ""
+	}
+	if m := costs.Measured; m != nil {
+		what := units.Duration(m.PerStep) + " per step"
+		if costs.Step > 0 {
+			what += fmt.Sprintf(" (%.0f%% of a %s step)", 100*float64(m.PerStep)/float64(costs.Step), units.Duration(costs.Step))
+		}
+		return fmt.Sprintf("%s measured on %s, %.3g call/step (cachelint trace, median of %d window pairs)", what, costs.Device, m.CallsPerStep, m.Pairs)
+	}
+	if costs.PerCall <= 0 {
 		return ""
 	}
 	call := "~" + units.Duration(costs.PerCall)

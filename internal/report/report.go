@@ -151,6 +151,18 @@ type Costs struct {
 	// Device is the GPU's name; Segments how many cached segments the replay freed.
 	Device   string
 	Segments int
+	// Measured is set when `cachelint trace` measured this very call site in a run.
+	Measured *Measured
+}
+
+// Measured is what a trace measured at one call site: its calls alternated with windows
+// of steps without them.
+type Measured struct {
+	// PerStep is the step time its calls add; CallsPerStep how often it ran.
+	PerStep      time.Duration
+	CallsPerStep float64
+	// Pairs is the number of window pairs the median is over.
+	Pairs int
 }
 
 // PerStep is the cost per step of a call made once every period steps (period 1: every

@@ -1,0 +1,70 @@
+"""Independent benchmark (no shim) of what torch.cuda.empty_cache() after every step costs
+per step, for one workload of workloads.py: phases of K steps without the call alternate
+with phases with it (and, for the probe's --sync-ms, with torch.cuda.synchronize() after
+every step); each timed phase is synchronised at its ends only, and each with-phase is
+compared with the mean of the plain phases either side of it, so drift cancels. A
+memory_snapshot() taken just before a call goes to SNAPSHOT for `cachelint probe
+--torch-stats`.
+
+Usage: python3 ab_bench.py NAME OUT.json SNAPSHOT.json [K] [PAIRS]
+"""
+
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+from workloads import WORKLOADS
+
+
+def phase(step, start, n, after):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(start, start + n):
+        step(i)
+        if after is not None:
+            after()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3 / n
+
+
+def main(name, out, snapshot, k=20, pairs=6):
+    step = WORKLOADS[name]()
+    i = 0
+    phase(step, i, 2 * k, None)
+    i += 2 * k
+    # The snapshot where the call would run, in the regime the per-step call creates.
+    phase(step, i, 3, torch.cuda.empty_cache)
+    i += 3
+    step(i)
+    i += 1
+    torch.cuda.synchronize()
+    with open(snapshot, "w") as f:
+        json.dump(torch.cuda.memory_snapshot(), f)
+    torch.cuda.empty_cache()
+    res = {}
+    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, max(2, pairs // 2))):
+        plain = [phase(step, i, k, None)]
+        i += k
+        other = []
+        for _ in range(n):
+            other.append(phase(step, i, k, after))
+            i += k
+            plain.append(phase(step, i, k, None))
+            i += k
+        diffs = [o - (plain[j] + plain[j + 1]) / 2 for j, o in enumerate(other)]
+        res[kind] = {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
+                     "step_ms": statistics.median(plain), "with_ms": statistics.median(other)}
+    doc = {"workload": name, "torch": torch.__version__, "device": torch.cuda.get_device_name(), "k": k,
+           "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"], "sync_ms": res["synchronize"]["per_step_ms"],
+           "step_ms": res["empty_cache"]["step_ms"], "phases": res}
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(json.dumps({k2: v for k2, v in doc.items() if k2 != "phases"}))
+
+
+if __name__ == "__main__":
+    a = sys.argv[1:]
+    main(a[0], a[1], a[2], *(int(x) for x in a[3:]))

@@ -1,0 +1,5 @@
+import torch
+
+
+def free_gpu():
+    torch.cuda.empty_cache()

@@ -1,0 +1,67 @@
+#!/bin/bash
+# One device call: for each workload of workloads.py, the independent benchmark (no shim),
+# `cachelint trace` on the same loop, and the probe's estimate from the benchmark's snapshot
+# and sync cost; a summary table last (docs/probe.md, "cachelint trace").
+# Expects .devbin/cachelint and .devbin/probe (linux/amd64, see docs/probe.md).
+set -u
+OUT=${OUT:?set OUT}
+W=${WORKLOADS:-"mlp diffusion vit lm cnn seg"}
+STEPS=${STEPS:-360}
+WINDOW=${WINDOW:-16}
+D=$(mktemp -d)
+CL=$PWD/.devbin/cachelint
+PROBE=$PWD/.devbin/probe
+exec > >(tee "$OUT/trace-run.log") 2>&1
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
+python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+cd bench/gpu/trace || exit 2
+summary() {
+python3 - "$D" $W <<'PY' > "$OUT/trace-summary.txt"
+import json, os, sys
+d, names = sys.argv[1], sys.argv[2:]
+def load(p):
+    try:
+        return json.load(open(os.path.join(d, p)))
+    except Exception:
+        return None
+print("| workload | step (ms) | benchmark (ms/step) | trace (ms/step, spread) | trace error | probe (ms, range) | probe error | probe, refill hidden (old model) | error |")
+print("|---|---|---|---|---|---|---|---|---|")
+for w in names:
+    b, t, p = load(f"bench-{w}.json"), load(f"trace-{w}.json"), load(f"probe-{w}.json")
+    if b is None:
+        print(f"| {w} | - | failed | | | | |"); continue
+    bc = b["per_call_ms"]
+    row = [w, "%.1f" % b["step_ms"], "%.2f (%.2f to %.2f)" % (bc, b["phases"]["empty_cache"]["min_ms"], b["phases"]["empty_cache"]["max_ms"])]
+    ms = [s for s in (t or {}).get("sites", []) if s.get("measured")]
+    if ms:
+        s = ms[0]
+        u = "" if s.get("gpu_util_percent") is None or s.get("gpu_util_percent_without") is None else "; GPU %.0f%% vs %.0f%%" % (s["gpu_util_percent"], s["gpu_util_percent_without"])
+        row += ["%.2f (%.2f to %.2f, %d pairs; %s%s)" % (s["per_step_us"] / 1e3, s["low_us"] / 1e3, s["high_us"] / 1e3, s["pairs"], t["trace"]["step_source"], u),
+                "%+.0f%%" % (100 * (s["per_step_us"] / 1e3 - bc) / bc)]
+    else:
+        row += ["not measured", ""]
+    if p:
+        e = p["estimate"]
+        row += ["%.2f (%.2f to %.2f)" % (e["per_call_us"] / 1e3, e["low_us"] / 1e3, e["high_us"] / 1e3), "%+.0f%%" % (100 * (e["per_call_us"] / 1e3 - bc) / bc)]
+        x = (e["per_call_us"] - e["exposed_refill_us"]) / 1e3
+        row += ["%.2f" % x, "%+.0f%%" % (100 * (x - bc) / bc)]
+    else:
+        row += ["failed", "", "", ""]
+    print("| " + " | ".join(row) + " |")
+PY
+  tar czf "$OUT/trace-results.tgz" -C "$D" .
+}
+for w in $W; do
+  echo "== $w: benchmark"
+  timeout 200 python3 ab_bench.py "$w" "$D/bench-$w.json" "$D/snap-$w.json" || echo "bench exit $?"
+  echo "== $w: cachelint trace"
+  timeout 150 "$CL" trace --no-progress --window "$WINDOW" --json "$D/trace-$w.json" -- python3 train_one.py "$w" "$STEPS"; echo "trace exit $?"
+  if [ -f "$D/bench-$w.json" ]; then
+    read -r sync step < <(python3 -c "import json; d=json.load(open('$D/bench-$w.json')); print(max(d['sync_ms'],0), d['step_ms'])")
+    echo "== $w: probe --sync-ms $sync --step-ms $step"
+    "$PROBE" --no-progress --torch-stats "$D/snap-$w.json" --sync-ms "$sync" --step-ms "$step" --json "$D/probe-$w.json"; echo "probe exit $?"
+  fi
+  summary
+done
+cat "$OUT/trace-summary.txt"

@@ -1,0 +1,4 @@
+from . import modules
+from .modules.module import Module
+
+__all__ = ["modules", "Module"]

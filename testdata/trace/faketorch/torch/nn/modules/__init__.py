@@ -1,0 +1,3 @@
+from . import module
+
+__all__ = ["module"]
