@@ -560,7 +560,7 @@ func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, dep
 	// frequent of those gates.
 	kind := gateKind(-1)
 	for _, set := range sets {
-		var g gateKind = noGate
+		g := noGate
 		for m := set.Parent; m != nil && m != fn.Body; m = m.Parent {
 			if m.Kind == "if_statement" && !m.Contains(flag) {
 				if c := m.ChildByField("condition"); c != nil && m.ChildByField("consequence").Contains(set) {

@@ -224,7 +224,7 @@ func retryLoop(try, handler *pyparse.Node) bool {
 	leaves := func(n *pyparse.Node, kinds ...string) bool {
 		found := false
 		walkOwn(n, func(m *pyparse.Node) {
-			if slices.Contains(kinds, m.Kind) && !(m.Kind == "break_statement" && insideLoop(m, n)) {
+			if slices.Contains(kinds, m.Kind) && (m.Kind != "break_statement" || !insideLoop(m, n)) {
 				found = true
 			}
 		})
