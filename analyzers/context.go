@@ -641,7 +641,7 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 		}
 		last := t[strings.LastIndex(t, ".")+1:]
 		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed")) ||
-			setOnlyInInit(f, cond)
+			setOnlyInInit(f, cond) || (cond.Kind == "identifier" && boolSwitch(f, cond, 0))
 	case "comparison_operator":
 		parts := cond.NamedChildren()
 		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
@@ -653,6 +653,91 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 		}
 	}
 	return false
+}
+
+// boolSwitch reports a local switch: a name its function sets to True or False only, outside
+// any loop, each time unconditionally or under a switch itself (`grad_te = False`,
+// `if cfg.train_text_encoder: grad_te = True`). What it holds is fixed for the call.
+func boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) bool {
+	fn := f.EnclosingFunction(name)
+	if fn == nil || depth > 4 || assignedInLoop(f, name) {
+		return false
+	}
+	want := name.Text(f.Src)
+	ok, seen := true, 0
+	// The scope that binds the name: the function, or one it is nested in (a closure).
+	for ; fn != nil; fn = fn.Parent {
+		if assigns(f, fn.Body, want) {
+			break
+		}
+	}
+	if fn == nil {
+		return false
+	}
+	fn.Body.Walk(func(n *pyparse.Node) bool {
+		if !ok || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return n == fn.Body
+		}
+		if n.Kind != "assignment" && n.Kind != "augmented_assignment" {
+			return true
+		}
+		l, r := n.ChildByField("left"), n.ChildByField("right")
+		if l == nil || l.Text(f.Src) != want {
+			return true
+		}
+		seen++
+		if n.Kind != "assignment" || r == nil || (r.Kind != "true" && r.Kind != "false") {
+			ok = false
+			return false
+		}
+		// The nearest condition above the assignment must itself be a switch.
+		for m := n.Parent; m != nil && m != fn.Body; m = m.Parent {
+			if m.Kind == "if_statement" || m.Kind == "elif_clause" {
+				if c := m.ChildByField("condition"); c != nil && !switchCond(f, c) {
+					ok = false
+				}
+				break
+			}
+		}
+		return ok
+	})
+	return ok && seen > 0
+}
+
+// assigns reports whether a block binds name by plain assignment (nested definitions aside).
+func assigns(f *pyparse.File, body *pyparse.Node, name string) bool {
+	found := false
+	body.Walk(func(n *pyparse.Node) bool {
+		if found || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return n == body
+		}
+		if n.Kind == "assignment" {
+			if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == name {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// switchCond reports a condition made of run flags only: `args.a`, `not args.a and not
+// cfg.b`.
+func switchCond(f *pyparse.File, c *pyparse.Node) bool {
+	switch c.Kind {
+	case "not_operator":
+		if arg := c.ChildByField("argument"); arg != nil {
+			return switchCond(f, arg)
+		}
+	case "parenthesized_expression":
+		if in := c.NamedChildren(); len(in) == 1 {
+			return switchCond(f, in[0])
+		}
+	case "boolean_operator":
+		l, r := c.ChildByField("left"), c.ChildByField("right")
+		return l != nil && r != nil && switchCond(f, l) && switchCond(f, r)
+	}
+	return runFlag(f, c)
 }
 
 // setOnlyInInit reports `self.attr` that its class assigns in __init__ and nowhere else

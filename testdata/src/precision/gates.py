@@ -143,3 +143,23 @@ def train_with_latches(loader, model, opt, args):
 
 def loss_spiked(batch):
     return batch is None
+
+
+def train_with_local_switch(loader, model, opt, args, first_batch):
+    use_ema = False
+    if not args.no_ema and not args.quantize:
+        use_ema = True
+    big = False
+    if first_batch.shape[0] > 64:
+        big = True
+
+    def run_epoch():
+        for batch in loader:
+            model(batch).backward()
+            opt.step()
+            if use_ema and args.ema_cpu:
+                torch.cuda.empty_cache()  # want "CL001 .*when `use_ema and args.ema_cpu` is set"
+            if big:
+                torch.cuda.empty_cache()  # want "CL004 .*when `big`"
+
+    run_epoch()
