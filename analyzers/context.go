@@ -959,7 +959,7 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 // (its __call__ runs the denoising loop), Hugging Face `generate()` (the decoding loop), a
 // trainer's `fit()`/`train()` (the training loop). Framework knowledge: diffusers
 // DiffusionPipeline.__call__, transformers GenerationMixin.generate, Lightning Trainer.fit.
-var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
+var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]*\b\w+_main|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
 
 // wholeRun finds, in the loop's own body (not nested loops or defs), a call that runs a
 // whole inner loop of steps per iteration: a library pipeline, generation or training, or a

@@ -109,3 +109,17 @@ def sweep_models(names, paths, accelerator):
         if pi == accelerator.local_process_index:
             torch.cuda.empty_cache()  # one pass of the loop: once, silent
         accelerator.wait_for_everyone()
+
+
+def sft_main(config):
+    return config
+
+
+def test_configs(bits_list, vae_info, images, encode):
+    for bits in bits_list:
+        torch.cuda.empty_cache()  # want "CL003 .*runs `sft_main"
+        sft_main(bits)
+    for image in images:
+        with vae_info.model_on_device() as vae:
+            torch.cuda.empty_cache()  # the VAE is loaded onto the device for each image: a model switch, silent
+            encode(vae, image)
