@@ -1162,7 +1162,7 @@ var (
 	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|scheduler)[\w]*\.step$`)
 	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
 	// that prepare or load one rather than run it.
-	reUtilityVerb = regexp.MustCompile(`(^|_)(get|load|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
+	reUtilityVerb = regexp.MustCompile(`(^|_)(get|load|from|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
 	reModelCall   = regexp.MustCompile(`^(\w+\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
 
@@ -1192,6 +1192,13 @@ func (a *classifier) ownStep(f *pyparse.File, body *pyparse.Node) string {
 	return a.stepIn(f, body, 0, true)
 }
 
+// classReceiver reports a call on a class (`StateConfig.from_model(...)`): a constructor or
+// class method, not a forward of a model instance.
+func classReceiver(callee string) bool {
+	head, _, dotted := strings.Cut(callee, ".")
+	return dotted && head != "" && head[0] >= 'A' && head[0] <= 'Z'
+}
+
 func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own bool) string {
 	if body == nil || depth > 4 {
 		return ""
@@ -1211,7 +1218,7 @@ func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own 
 			why = "`" + callee + "()`"
 		case optimStep(f, callee, m):
 			why = "`" + callee + "()`"
-		case reModelCall.MatchString(callee) && !reUtilityVerb.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && a.resolveCall(f, m) == nil:
+		case reModelCall.MatchString(callee) && !reUtilityVerb.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && !classReceiver(callee) && a.resolveCall(f, m) == nil:
 			why = "`" + callee + "(...)`"
 		default:
 			if r := a.resolveCall(f, m); r != nil {

@@ -123,3 +123,9 @@ def test_configs(bits_list, vae_info, images, encode):
         with vae_info.model_on_device() as vae:
             torch.cuda.empty_cache()  # the VAE is loaded onto the device for each image: a model switch, silent
             encode(vae, image)
+
+
+def sweep_cases(cases, model, StateConfig):
+    for case in cases:
+        StateConfig.from_model(model)  # a class method, not a forward of the model
+        torch.cuda.empty_cache()  # want "CL004"
