@@ -96,13 +96,19 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 			if fn.Class != nil && g.needsCallers(fn) {
 				proj.wantBases(g.FileOf[fn], fn.Class)
 			}
-			if !searched[fn.Name] && g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
-				searched[fn.Name] = true
+			if g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
 				// A file that calls fn imports it, so it names fn's module or one of its
 				// packages as well (`from .utils.memory import cleanup`, `import pkg.memory`):
 				// searching for both keeps a name many files use for other things (`cleanup`,
-				// `free_memory`) from pulling them all in, and drops no caller.
-				fresh = append(fresh, proj.importNeedles(g.FileOf[fn], fn.Name)...)
+				// `free_memory`) from pulling them all in, and drops no caller. Needles, not
+				// names, are what was searched: two helpers of one name in different modules
+				// each get theirs, whichever comes first.
+				for _, n := range proj.importNeedles(g.FileOf[fn], fn.Name) {
+					if !searched[n] {
+						searched[n] = true
+						fresh = append(fresh, n)
+					}
+				}
 			}
 		}
 		wanted := make([]string, 0, len(proj.want))
