@@ -256,8 +256,16 @@ type inherited struct {
 }
 
 // maxRecordsPerTarget bounds the records one call can produce through a call graph in
-// which many paths lead to it.
-const maxRecordsPerTarget = 200
+// which many paths lead to it. Each function's callers are followed once per what a call
+// passes up (walked), so the records grow with the call sites, not the paths: the bound is
+// a guard against the unforeseen, far above what a project's most called helper needs
+// (ai-toolkit's flush() has 276 call sites), and a run that reaches it says so.
+const maxRecordsPerTarget = 20000
+
+// maxChainDepth bounds how many helpers deep a call is followed up: each record carries
+// its chain, so a chain N deep costs N^2/2 edges in records (a 20,000-deep chain took
+// minutes and gigabytes). A run that reaches it says so.
+const maxChainDepth = 200
 
 // follow classifies a site and, when the site runs once per call of its function, goes on
 // to the function's callers.
@@ -307,7 +315,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if r.Frequency != Once && !innerOnly || len(callers) == 0 {
 		return recs
 	}
-	if count > maxRecordsPerTarget {
+	if count > maxRecordsPerTarget || len(via) >= maxChainDepth {
 		a.cut[t] = true
 		return recs
 	}

@@ -45,8 +45,8 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	}
 	for _, t := range cls.Cut {
 		out.Cut = append(out.Cut, engine.Cut{Path: t.File.Path, What: fmt.Sprintf(
-			"the callers of the %s() at line %d were followed through %d call sites only; a loop further up is not known",
-			t.Spelling, t.Call.Node.Line(), maxRecordsPerTarget)})
+			"the callers of the %s() at line %d were followed through %d call sites or %d helpers deep only; a loop further up is not known",
+			t.Spelling, t.Call.Node.Line(), maxRecordsPerTarget, maxChainDepth)})
 	}
 	for _, r := range cls.Records {
 		c := engine.Call{Offset: r.Call.Node.Start, Record: report.CallRecord{
