@@ -672,7 +672,7 @@ func boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) bool {
 		}
 	}
 	if fn == nil {
-		return false
+		return moduleSwitch(f, want)
 	}
 	fn.Body.Walk(func(n *pyparse.Node) bool {
 		if !ok || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
@@ -702,6 +702,37 @@ func boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) bool {
 		return ok
 	})
 	return ok && seen > 0
+}
+
+// moduleSwitch reports a module-level switch: `HIGH_VRAM = False` at the top of the file,
+// set to True or False only, anywhere in the file, and never in a loop (`def
+// enable_high_vram(args): global HIGH_VRAM; HIGH_VRAM = True`).
+func moduleSwitch(f *pyparse.File, name string) bool {
+	top, ok := false, true
+	var walk func(n *pyparse.Node, inLoop bool)
+	walk = func(n *pyparse.Node, inLoop bool) {
+		if !ok {
+			return
+		}
+		if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
+			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
+				r := n.ChildByField("right")
+				if n.Kind != "assignment" || inLoop || r == nil || (r.Kind != "true" && r.Kind != "false") {
+					ok = false
+					return
+				}
+				if st := n.Parent; st != nil && st.Parent == f.Root {
+					top = true
+				}
+			}
+		}
+		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
+		for _, c := range n.Children {
+			walk(c, loop)
+		}
+	}
+	walk(f.Root, false)
+	return ok && top
 }
 
 // assigns reports whether a block binds name by plain assignment (nested definitions aside).

@@ -1,6 +1,14 @@
 """Class 2: gates the call runs behind, wherever they are written."""
 import torch
 
+HIGH_VRAM = False
+
+
+def enable_high_vram(args):
+    if args.highvram:
+        global HIGH_VRAM
+        HIGH_VRAM = True
+
 
 def sample(step, every):
     if step % every:
@@ -163,3 +171,10 @@ def train_with_local_switch(loader, model, opt, args, first_batch):
                 torch.cuda.empty_cache()  # want "CL004 .*when `big`"
 
     run_epoch()
+
+
+def cache_latents(batches, vae):
+    for batch in batches:
+        vae.encode(batch)
+        if not HIGH_VRAM:
+            torch.cuda.empty_cache()  # want "CL001 .*when `not HIGH_VRAM` is set"
