@@ -188,25 +188,33 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 // of its project bases: `self._forward_fn = dpo_utils.separate_forward` (each branch of an
 // if/else, or of a conditional expression, and the function a functools.partial wraps).
 func (p *project) attributeFuncs(f *pyparse.File, cls *pyparse.Class, attr string, depth int) []*funcRef {
+	return classAttr(p, f, cls, attr, depth, p.attrFuncs, p.bindFuncAttributes, func(fs []*funcRef) bool { return len(fs) > 0 })
+}
+
+// classAttr looks attr up in what bind reads from cls's own methods (once per class, kept in
+// cache), then in its project bases, depth-first; found says whether a base's answer counts.
+func classAttr[T any](p *project, f *pyparse.File, cls *pyparse.Class, attr string, depth int,
+	cache map[*pyparse.Class]map[string]T, bind func(*pyparse.File, *pyparse.Class) map[string]T, found func(T) bool) T {
+	var none T
 	if depth > 8 {
-		return nil
+		return none
 	}
-	own, done := p.attrFuncs[cls]
+	own, done := cache[cls]
 	if !done {
-		own = p.bindFuncAttributes(f, cls)
-		p.attrFuncs[cls] = own
+		own = bind(f, cls)
+		cache[cls] = own
 	}
-	if fs, bound := own[attr]; bound {
-		return fs
+	if v, bound := own[attr]; bound {
+		return v // an ambiguous binding is bound too: the bases do not decide it
 	}
 	for _, b := range cls.Bases {
 		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
-			if fs := p.attributeFuncs(cr.file, cr.cls, attr, depth+1); len(fs) > 0 {
-				return fs
+			if v := classAttr(p, cr.file, cr.cls, attr, depth+1, cache, bind, found); found(v) {
+				return v
 			}
 		}
 	}
-	return nil
+	return none
 }
 
 // bindFuncAttributes reads every `self.attr = <function>` in the methods of cls, once.
@@ -979,25 +987,7 @@ func (p *project) wantBases(f *pyparse.File, cls *pyparse.Class) {
 // `self.attr = Class(...)` in a method of cls or of its project bases; nil when none or when
 // two assignments disagree.
 func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr string, depth int) *classRef {
-	if depth > 8 {
-		return nil
-	}
-	own, done := p.attrClasses[cls]
-	if !done {
-		own = p.bindAttributes(f, cls)
-		p.attrClasses[cls] = own
-	}
-	if cr, bound := own[attr]; bound {
-		return cr // nil when ambiguous
-	}
-	for _, b := range cls.Bases {
-		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
-			if r := p.attributeClass(cr.file, cr.cls, attr, depth+1); r != nil {
-				return r
-			}
-		}
-	}
-	return nil
+	return classAttr(p, f, cls, attr, depth, p.attrClasses, p.bindAttributes, func(cr *classRef) bool { return cr != nil })
 }
 
 // bindAttributes reads every `self.attr = Class(...)` in the methods of cls, once.
