@@ -33,8 +33,10 @@ type project struct {
 	// funcNames holds every function name of the parsed files: an argument that names none
 	// cannot be a callback of the project's.
 	funcNames map[string]bool
-	// names bound by simple assignment at any level of a file: name -> dotted expression.
+	// names bound by simple assignment at any level of a file: name -> dotted expression;
+	// tables the names last bound to a dict, list or tuple literal.
 	assigns map[*pyparse.File]map[string]string
+	tables  map[*pyparse.File]map[string]*pyparse.Node
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
 	byBase   map[string][]string
 	modCache map[string]string
@@ -79,11 +81,12 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 func (p *project) reindex() {
 	p.classes = map[string][]classRef{}
 	p.assigns = map[*pyparse.File]map[string]string{}
+	p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
 	for _, f := range p.res.Files {
 		for _, c := range f.Classes {
 			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
 		}
-		p.assigns[f] = simpleAssignments(f)
+		p.assigns[f], p.tables[f] = simpleAssignments(f)
 	}
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
@@ -220,6 +223,19 @@ func classAttr[T any](p *project, f *pyparse.File, cls *pyparse.Class, attr stri
 // bindFuncAttributes reads every `self.attr = <function>` in the methods of cls, once.
 func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[string][]*funcRef {
 	out := map[string][]*funcRef{}
+	selfAssignments(f, cls, func(m *pyparse.Function, attr string, r *pyparse.Node) {
+		for _, v := range functionValues(f, r) {
+			if ref := p.resolveName(f, m, v, 1); ref != nil && !slices.ContainsFunc(out[attr], func(x *funcRef) bool { return x.fn == ref.fn }) {
+				out[attr] = append(out[attr], ref)
+			}
+		}
+	})
+	return out
+}
+
+// selfAssignments calls visit with each `self.attr = value` (attr a plain name) in the own
+// bodies of cls's methods.
+func selfAssignments(f *pyparse.File, cls *pyparse.Class, visit func(m *pyparse.Function, attr string, value *pyparse.Node)) {
 	for _, m := range cls.Methods {
 		m.Body.Walk(func(n *pyparse.Node) bool {
 			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
@@ -232,19 +248,12 @@ func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[st
 			if l == nil || r == nil || l.Kind != "attribute" {
 				return true
 			}
-			attr, ok := strings.CutPrefix(l.Text(f.Src), "self.")
-			if !ok || strings.Contains(attr, ".") {
-				return true
-			}
-			for _, v := range functionValues(f, r) {
-				if ref := p.resolveName(f, m, v, 1); ref != nil && !slices.ContainsFunc(out[attr], func(x *funcRef) bool { return x.fn == ref.fn }) {
-					out[attr] = append(out[attr], ref)
-				}
+			if attr, ok := strings.CutPrefix(l.Text(f.Src), "self."); ok && !strings.Contains(attr, ".") {
+				visit(m, attr, r)
 			}
 			return true
 		})
 	}
-	return out
 }
 
 // isProperty reports a method read as an attribute (`@property`, `@cached_property`).
@@ -330,9 +339,10 @@ func functionValues(f *pyparse.File, n *pyparse.Node) []string {
 
 // simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a
 // plain name chain or a getattr on torch, so `clean = free_gpu` and `dev = getattr(torch, t)`
-// can be followed.
-func simpleAssignments(f *pyparse.File) map[string]string {
-	out := map[string]string{}
+// can be followed, and the names last bound to a dict, list or tuple literal (tables of
+// callables: `_CLEARERS = {"cuda": torch.cuda.empty_cache}`).
+func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node) {
+	out, tables := map[string]string{}, map[string]*pyparse.Node{}
 	f.Root.Walk(func(n *pyparse.Node) bool {
 		if n.Kind != "assignment" {
 			return true
@@ -352,6 +362,11 @@ func simpleAssignments(f *pyparse.File) map[string]string {
 		if left.Kind != "identifier" {
 			return true
 		}
+		switch right.Kind {
+		case "dictionary", "list", "tuple":
+			tables[name] = right
+			return true
+		}
 		if fn := partialOf(f, right); fn != nil {
 			// step = functools.partial(clear, device): calling step calls clear.
 			if d := pyparse.DottedName(fn, f.Src); d != "" {
@@ -364,7 +379,7 @@ func simpleAssignments(f *pyparse.File) map[string]string {
 		}
 		return true
 	})
-	return out
+	return out, tables
 }
 
 // tableCall reads a call of an entry of a table of callables, `TABLE[key](...)` with TABLE a
@@ -377,7 +392,7 @@ func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge)
 	}
 	table := c.Func.ChildByField("value")
 	if table != nil && table.Kind == "identifier" {
-		table = tableLiteral(f, table.Text(f.Src))
+		table = p.tables[f][table.Text(f.Src)]
 	}
 	if table == nil {
 		return nil, nil
@@ -400,26 +415,6 @@ func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge)
 		}
 	}
 	return target, edges
-}
-
-// tableLiteral is the dict, list or tuple literal last bound to name by a plain assignment
-// in f, or nil.
-func tableLiteral(f *pyparse.File, name string) *pyparse.Node {
-	var found *pyparse.Node
-	f.Root.Walk(func(n *pyparse.Node) bool {
-		if n.Kind != "assignment" {
-			return true
-		}
-		l, r := n.ChildByField("left"), n.ChildByField("right")
-		if l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
-			switch r.Kind {
-			case "dictionary", "list", "tuple":
-				found = r
-			}
-		}
-		return true
-	})
-	return found
 }
 
 // tableEntries are the values of a dict literal or the elements of a list or tuple literal.
@@ -993,35 +988,20 @@ func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr strin
 // bindAttributes reads every `self.attr = Class(...)` in the methods of cls, once.
 func (p *project) bindAttributes(f *pyparse.File, cls *pyparse.Class) map[string]*classRef {
 	out := map[string]*classRef{}
-	for _, m := range cls.Methods {
-		m.Body.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-				return n == m.Body
-			}
-			if n.Kind != "assignment" {
-				return true
-			}
-			l, r := n.ChildByField("left"), n.ChildByField("right")
-			if l == nil || r == nil || l.Kind != "attribute" || r.Kind != "call" {
-				return true
-			}
-			lt := l.Text(f.Src)
-			attr, ok := strings.CutPrefix(lt, "self.")
-			if !ok || strings.Contains(attr, ".") {
-				return true
-			}
-			cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src))
-			if cr == nil {
-				return true
-			}
-			if prev, seen := out[attr]; seen && (prev == nil || prev.cls != cr.cls) {
-				out[attr] = nil
-			} else if !seen {
-				out[attr] = cr
-			}
-			return true
-		})
-	}
+	selfAssignments(f, cls, func(_ *pyparse.Function, attr string, r *pyparse.Node) {
+		if r.Kind != "call" {
+			return
+		}
+		cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src))
+		if cr == nil {
+			return
+		}
+		if prev, seen := out[attr]; seen && (prev == nil || prev.cls != cr.cls) {
+			out[attr] = nil // two bindings disagree
+		} else if !seen {
+			out[attr] = cr
+		}
+	})
 	return out
 }
 
