@@ -114,6 +114,8 @@ type classifier struct {
 	loads map[*pyparse.Function]string
 	// requests memoizes requestOnly.
 	requests map[*pyparse.Function]string
+	// bindings indexes each file's assignments to plain names (bindingsOf).
+	bindings map[*pyparse.File]map[string][]binding
 	// walked remembers each function whose callers one cache call was followed to, with what
 	// it passed up, and whether a rule or pattern was found there: another cache call of the
 	// same function passing up the same is not followed again. Without it a chain of N
@@ -213,7 +215,8 @@ func runClassify(pass *driver.Pass) (any, error) {
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{},
-		walked: map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		bindings: map[*pyparse.File]map[string][]binding{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {

@@ -427,7 +427,7 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		return lk, lp, lw
 	case "identifier":
 		// A gate held in a variable: `save_now = step % every == 0` ... `if save_now:`.
-		if rhs := lastAssignment(f, cond); rhs != nil {
+		if rhs := a.lastAssignment(f, cond); rhs != nil {
 			return a.condKind(f, rhs, negate, depth+1)
 		}
 		if k, ok := a.latch(f, cond, negate, depth); ok {
@@ -473,7 +473,7 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		return noGate, 0, "true when run as a script"
 	case reTrainMode.MatchString(t):
 		return noGate, 0, "true on every training step"
-	case runFlag(f, cond):
+	case a.runFlag(f, cond):
 		return optInGate, 0, ""
 	}
 	var kind gateKind
@@ -532,17 +532,11 @@ func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, dep
 	}
 	name := flag.Text(f.Src)
 	var sets []*pyparse.Node // assignments of a truthy value
-	fn.Body.Walk(func(n *pyparse.Node) bool {
-		if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-			return n == fn.Body
+	for _, b := range a.bindingsOf(f)[name] {
+		if r := b.node.ChildByField("right"); b.scope == fn.Body && b.node.Kind == "assignment" && r != nil && r.Kind == "true" {
+			sets = append(sets, b.node)
 		}
-		if n.Kind == "assignment" {
-			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name && r.Kind == "true" {
-				sets = append(sets, n)
-			}
-		}
-		return true
-	})
+	}
 	if len(sets) == 0 {
 		return 0, false
 	}
@@ -579,29 +573,74 @@ func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, dep
 	return 0, false
 }
 
-// lastAssignment returns the right side of the last plain assignment to name before it in its
-// function, constants aside (`save_now = (step + 1) % every == 0`), or nil.
-func lastAssignment(f *pyparse.File, name *pyparse.Node) *pyparse.Node {
-	scope := f.Root
-	if fn := f.EnclosingFunction(name); fn != nil {
-		scope = fn.Body
+// binding is one assignment to a plain name: the statement, the body it binds in (a
+// function's block, or the module), and whether a loop of that body encloses it.
+type binding struct {
+	node   *pyparse.Node // assignment or augmented_assignment
+	scope  *pyparse.Node
+	inLoop bool
+}
+
+// bindingsOf indexes a file's assignments to plain names, once per file: what gates ask of a
+// name (is it set in a loop, what was it last set to, is it a switch) was a walk of its
+// function per question, and a file of many gated calls asked it once per call.
+func (a *classifier) bindingsOf(f *pyparse.File) map[string][]binding {
+	if idx, ok := a.bindings[f]; ok {
+		return idx
 	}
-	want := name.Text(f.Src)
-	var found *pyparse.Node
-	scope.Walk(func(n *pyparse.Node) bool {
-		if n.Start >= name.Start || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-			return false
-		}
-		if n.Kind == "assignment" {
-			// `is_sample_step = False` under a switch overrides the gate sometimes; the gate
-			// is the computed value.
-			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" && l.Text(f.Src) == want &&
-				!r.Contains(name) && r.Kind != "true" && r.Kind != "false" && r.Kind != "none" {
-				found = r
+	idx := map[string][]binding{}
+	var walk func(n, scope *pyparse.Node, inLoop bool)
+	walk = func(n, scope *pyparse.Node, inLoop bool) {
+		switch n.Kind {
+		case "lambda":
+			return
+		case "function_definition", "class_definition":
+			body := n.ChildByField("body")
+			for _, c := range n.Children {
+				if c == body {
+					walk(c, body, false)
+				}
+			}
+			return
+		case "assignment", "augmented_assignment":
+			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" {
+				name := l.Text(f.Src)
+				idx[name] = append(idx[name], binding{node: n, scope: scope, inLoop: inLoop})
 			}
 		}
-		return true
-	})
+		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
+		for _, c := range n.Children {
+			walk(c, scope, loop)
+		}
+	}
+	walk(f.Root, f.Root, false)
+	a.bindings[f] = idx
+	return idx
+}
+
+// scopeOf is the body a name used at n binds in: its function's block, or the module.
+func scopeOf(f *pyparse.File, n *pyparse.Node) *pyparse.Node {
+	if fn := f.EnclosingFunction(n); fn != nil {
+		return fn.Body
+	}
+	return f.Root
+}
+
+// lastAssignment returns the right side of the last plain assignment to name before it in its
+// function, constants aside (`save_now = (step + 1) % every == 0`), or nil.
+func (a *classifier) lastAssignment(f *pyparse.File, name *pyparse.Node) *pyparse.Node {
+	scope := scopeOf(f, name)
+	var found *pyparse.Node
+	for _, b := range a.bindingsOf(f)[name.Text(f.Src)] {
+		if b.scope != scope || b.node.Kind != "assignment" || b.node.Start >= name.Start {
+			continue
+		}
+		// `is_sample_step = False` under a switch overrides the gate sometimes; the gate is
+		// the computed value.
+		if r := b.node.ChildByField("right"); r != nil && !r.Contains(name) && r.Kind != "true" && r.Kind != "false" && r.Kind != "none" {
+			found = r
+		}
+	}
 	return found
 }
 
@@ -632,16 +671,16 @@ func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
 // runFlag reports a condition fixed for the whole run: a user's switch or a configuration
 // value (`if args.empty_cache:`, `if self.use_liger_loss:`, `if cfg.offload_model:`,
 // `if args.empty_unused_memory_level >= 1:`). When it holds, the call runs every time.
-func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
+func (a *classifier) runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 	switch cond.Kind {
 	case "identifier", "attribute":
 		t := cond.Text(f.Src)
-		if cond.Kind == "identifier" && assignedInLoop(f, cond) {
+		if cond.Kind == "identifier" && a.assignedInLoop(f, cond) {
 			return false // `flush_next`, set by the loop itself: state, not a switch
 		}
 		last := t[strings.LastIndex(t, ".")+1:]
 		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed")) ||
-			setOnlyInInit(f, cond) || (cond.Kind == "identifier" && boolSwitch(f, cond, 0))
+			setOnlyInInit(f, cond) || (cond.Kind == "identifier" && a.boolSwitch(f, cond, 0))
 	case "comparison_operator":
 		parts := cond.NamedChildren()
 		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
@@ -658,117 +697,92 @@ func runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 // boolSwitch reports a local switch: a name its function sets to True or False only, outside
 // any loop, each time unconditionally or under a switch itself (`grad_te = False`,
 // `if cfg.train_text_encoder: grad_te = True`). What it holds is fixed for the call.
-func boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) bool {
+func (a *classifier) boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) bool {
 	fn := f.EnclosingFunction(name)
-	if fn == nil || depth > 4 || assignedInLoop(f, name) {
+	if fn == nil || depth > 4 || a.assignedInLoop(f, name) {
 		return false
 	}
 	want := name.Text(f.Src)
-	ok, seen := true, 0
 	// The scope that binds the name: the function, or one it is nested in (a closure).
 	for ; fn != nil; fn = fn.Parent {
-		if assigns(f, fn.Body, want) {
+		if a.assigns(f, fn.Body, want) {
 			break
 		}
 	}
 	if fn == nil {
-		return moduleSwitch(f, want)
+		return a.moduleSwitch(f, want)
 	}
-	fn.Body.Walk(func(n *pyparse.Node) bool {
-		if !ok || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-			return n == fn.Body
-		}
-		if n.Kind != "assignment" && n.Kind != "augmented_assignment" {
-			return true
-		}
-		l, r := n.ChildByField("left"), n.ChildByField("right")
-		if l == nil || l.Text(f.Src) != want {
-			return true
+	seen := 0
+	for _, b := range a.bindingsOf(f)[want] {
+		if b.scope != fn.Body {
+			continue
 		}
 		seen++
-		if n.Kind != "assignment" || r == nil || (r.Kind != "true" && r.Kind != "false") {
-			ok = false
+		if !boolAssignment(b.node) {
 			return false
 		}
 		// The nearest condition above the assignment must itself be a switch.
-		for m := n.Parent; m != nil && m != fn.Body; m = m.Parent {
+		for m := b.node.Parent; m != nil && m != fn.Body; m = m.Parent {
 			if m.Kind == "if_statement" || m.Kind == "elif_clause" {
-				if c := m.ChildByField("condition"); c != nil && !switchCond(f, c) {
-					ok = false
+				if c := m.ChildByField("condition"); c != nil && !a.switchCond(f, c) {
+					return false
 				}
 				break
 			}
 		}
-		return ok
-	})
-	return ok && seen > 0
+	}
+	return seen > 0
 }
 
 // moduleSwitch reports a module-level switch: `HIGH_VRAM = False` at the top of the file,
 // set to True or False only, anywhere in the file, and never in a loop (`def
 // enable_high_vram(args): global HIGH_VRAM; HIGH_VRAM = True`).
-func moduleSwitch(f *pyparse.File, name string) bool {
-	top, ok := false, true
-	var walk func(n *pyparse.Node, inLoop bool)
-	walk = func(n *pyparse.Node, inLoop bool) {
-		if !ok {
-			return
+func (a *classifier) moduleSwitch(f *pyparse.File, name string) bool {
+	top := false
+	for _, b := range a.bindingsOf(f)[name] {
+		if !boolAssignment(b.node) || b.inLoop {
+			return false
 		}
-		if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
-			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
-				r := n.ChildByField("right")
-				if n.Kind != "assignment" || inLoop || r == nil || (r.Kind != "true" && r.Kind != "false") {
-					ok = false
-					return
-				}
-				if st := n.Parent; st != nil && st.Parent == f.Root {
-					top = true
-				}
-			}
-		}
-		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
-		for _, c := range n.Children {
-			walk(c, loop)
+		if st := b.node.Parent; st != nil && st.Parent == f.Root {
+			top = true
 		}
 	}
-	walk(f.Root, false)
-	return ok && top
+	return top
+}
+
+// boolAssignment reports `name = True` or `name = False`.
+func boolAssignment(n *pyparse.Node) bool {
+	r := n.ChildByField("right")
+	return n.Kind == "assignment" && r != nil && (r.Kind == "true" || r.Kind == "false")
 }
 
 // assigns reports whether a block binds name by plain assignment (nested definitions aside).
-func assigns(f *pyparse.File, body *pyparse.Node, name string) bool {
-	found := false
-	body.Walk(func(n *pyparse.Node) bool {
-		if found || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-			return n == body
+func (a *classifier) assigns(f *pyparse.File, body *pyparse.Node, name string) bool {
+	for _, b := range a.bindingsOf(f)[name] {
+		if b.scope == body && b.node.Kind == "assignment" {
+			return true
 		}
-		if n.Kind == "assignment" {
-			if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == name {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
+	}
+	return false
 }
 
 // switchCond reports a condition made of run flags only: `args.a`, `not args.a and not
 // cfg.b`.
-func switchCond(f *pyparse.File, c *pyparse.Node) bool {
+func (a *classifier) switchCond(f *pyparse.File, c *pyparse.Node) bool {
 	switch c.Kind {
 	case "not_operator":
 		if arg := c.ChildByField("argument"); arg != nil {
-			return switchCond(f, arg)
+			return a.switchCond(f, arg)
 		}
 	case "parenthesized_expression":
 		if in := c.NamedChildren(); len(in) == 1 {
-			return switchCond(f, in[0])
+			return a.switchCond(f, in[0])
 		}
 	case "boolean_operator":
 		l, r := c.ChildByField("left"), c.ChildByField("right")
-		return l != nil && r != nil && switchCond(f, l) && switchCond(f, r)
+		return l != nil && r != nil && a.switchCond(f, l) && a.switchCond(f, r)
 	}
-	return runFlag(f, c)
+	return a.runFlag(f, c)
 }
 
 // setOnlyInInit reports `self.attr` that its class assigns in __init__ and nowhere else
@@ -825,33 +839,14 @@ func switchValue(f *pyparse.File, fn *pyparse.Function, v *pyparse.Node) bool {
 }
 
 // assignedInLoop reports whether the name is bound inside a loop of its function.
-func assignedInLoop(f *pyparse.File, name *pyparse.Node) bool {
-	scope := f.Root
-	if fn := f.EnclosingFunction(name); fn != nil {
-		scope = fn.Body
-	}
-	want := name.Text(f.Src)
-	found := false
-	var walk func(n *pyparse.Node, inLoop bool)
-	walk = func(n *pyparse.Node, inLoop bool) {
-		if found || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
-			return
-		}
-		if inLoop && (n.Kind == "assignment" || n.Kind == "augmented_assignment") {
-			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == want {
-				found = true
-				return
-			}
-		}
-		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
-		for _, c := range n.Children {
-			walk(c, loop)
+func (a *classifier) assignedInLoop(f *pyparse.File, name *pyparse.Node) bool {
+	scope := scopeOf(f, name)
+	for _, b := range a.bindingsOf(f)[name.Text(f.Src)] {
+		if b.scope == scope && b.inLoop {
+			return true
 		}
 	}
-	for _, c := range scope.Children {
-		walk(c, false)
-	}
-	return found
+	return false
 }
 
 var (

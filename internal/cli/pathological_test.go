@@ -31,6 +31,12 @@ var pathological = []struct {
 		return loopHead + "        loss.backward()\n" + strings.Repeat("        # c\n", n) + "        torch.cuda.empty_cache()\n"
 	}},
 	{"helper-chain", func(n int) string { return helperChain(n / 4) }},
+	{"gated-calls", func(n int) string {
+		// Each call behind a switch whose binding is asked about per gate (a walk of the
+		// file per call once made this quadratic).
+		return "import torch\nLOW = False\n\n\ndef train(model, loader, opt):\n    for x in loader:\n        model(x).backward()\n" +
+			strings.Repeat("        if LOW:\n            torch.cuda.empty_cache()\n", n/2)
+	}},
 	{"call-chain", func(n int) string {
 		return loopHead + "        loss.backward()\n        torch.cuda.empty_cache()\n        f" + strings.Repeat("()", n) + "\n"
 	}},
