@@ -635,8 +635,9 @@ func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
 }
 
 // importNeedles are the prefilter needles for the files that may call the module-level
-// function name defined in f: the name together with one component of f's module path
-// ("memory.cleanup", "utils.cleanup" for utils/memory.py), since an import of it names one.
+// function name defined in f: the name together with one component of f's module path in
+// an import statement (pyparse.ImportedName: `memory` or `utils` imported and `cleanup`
+// mentioned, for utils/memory.py), since a file that calls it imports something of that path.
 // A file outside the project root gives its stem only.
 func (p *project) importNeedles(f *pyparse.File, name string) []string {
 	rel := strings.TrimPrefix(absSlash(f.Path), p.root+"/")
@@ -649,7 +650,7 @@ func (p *project) importNeedles(f *pyparse.File, name string) []string {
 		if part == "" || part == "__init__" || !isIdentifier(part) {
 			continue
 		}
-		out = append(out, part+"."+name)
+		out = append(out, pyparse.ImportedName(part, name))
 	}
 	if len(out) == 0 {
 		return []string{name}

@@ -5,20 +5,31 @@ import "strings"
 // identSet answers "does this file mention any of these names?" in one pass over its bytes:
 // it splits the text into identifier-like runs and looks each run up, so the cost is the same
 // for six names or six hundred (helper names found in a later round). Names must be Python
-// identifiers, or two identifiers joined by a dot ("accelerator.clear"), which a file
-// mentions when it mentions both (a method whose name alone is everywhere); they match whole
-// tokens anywhere, strings and comments included, which errs toward parsing a file too many,
-// never too few.
+// identifiers; two identifiers joined by a dot ("accelerator.clear"), which a file mentions
+// when it mentions both (a method whose name alone is everywhere); or an ImportedName
+// ("import utils.cleanup"), which a file mentions when an import statement of it names the
+// module part and the name is mentioned anywhere. They match whole tokens, strings and
+// comments included, which errs toward parsing a file too many, never too few.
 type identSet struct {
 	names          map[string]struct{}
 	bits           [][2]uint16 // each single name's two signature bits
 	pairs          [][2]string // dotted names: both parts must be mentioned
 	pairBits       [][2][2]uint16
+	pairImport     []bool           // the pair's first part must be mentioned in an import statement
 	pairPart       map[string][]int // part -> indexes into pairs
 	first          [256]bool
 	minLen, maxLen int
 	all            bool // an empty name: every file matches
 }
+
+// ImportedName is the needle for a file that may call name from a module: one whose import
+// statements name module (`from utils.memory import cleanup`, `import utils.memory as m`,
+// `from . import memory`) and which mentions name. A file that calls a module's function
+// imports something of that module's dotted path, so this finds every caller, without the
+// files that merely use the same word for other things (`cleanup`, `train`).
+func ImportedName(module, name string) string { return importPrefix + module + "." + name }
+
+const importPrefix = "import "
 
 var identChar = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {
@@ -34,12 +45,15 @@ func newIdentSet(names []string) *identSet {
 			s.all = true
 			continue
 		}
+		imported := strings.HasPrefix(n, importPrefix)
+		n = strings.TrimPrefix(n, importPrefix)
 		if recv, meth, ok := strings.Cut(n, "."); ok && recv != "" && meth != "" {
 			if s.pairPart == nil {
 				s.pairPart = map[string][]int{}
 			}
 			i := len(s.pairs)
 			s.pairs = append(s.pairs, [2]string{recv, meth})
+			s.pairImport = append(s.pairImport, imported)
 			s.pairBits = append(s.pairBits, [2][2]uint16{sigBits(recv), sigBits(meth)})
 			for _, part := range []string{recv, meth} {
 				s.pairPart[part] = append(s.pairPart[part], i)
@@ -58,10 +72,14 @@ func newIdentSet(names []string) *identSet {
 	return s
 }
 
-// signature is a 4096-bit Bloom filter of the identifiers a file mentions, kept for files
-// that did not match so that a later round (new helper names) re-reads only the files that
-// may mention them: 512 bytes a file instead of its text.
-type signature [64]uint64
+// signature is a 4096-bit Bloom filter of the identifiers a file mentions, and a 1024-bit
+// one of those its import statements mention, kept for files that did not match so that a
+// later round (new helper names) re-reads only the files that may mention them: 640 bytes a
+// file instead of its text.
+type signature struct {
+	all [64]uint64
+	imp [16]uint64
+}
 
 func sigBits(name string) [2]uint16 {
 	h := uint64(14695981039346656037)
@@ -74,12 +92,32 @@ func sigBits(name string) [2]uint16 {
 
 // scan reports whether src mentions one of the names, and fills sig with every identifier
 // of src (the whole file is scanned, so the signature is complete).
+//
+// An import statement starts at the keyword `import` or `from` (anywhere: `raise e from x`
+// counts too, which only errs toward a file too many) and runs to the end of its logical
+// line: a newline outside brackets and not after a backslash, or a `;`.
 func (s *identSet) scan(src []byte, sig *signature) bool {
 	found := s.all
 	var seen map[int]uint8 // pair index -> parts seen (bit 0 receiver, bit 1 method)
+	inImport, depth, lastSignificant := false, 0, byte(0)
 	n := len(src)
 	for i := 0; i < n; {
-		if !identChar[src[i]] {
+		if c := src[i]; !identChar[c] {
+			if inImport {
+				switch c {
+				case '(', '[', '{':
+					depth++
+				case ')', ']', '}':
+					depth--
+				case ';':
+					inImport = depth > 0
+				case '\n':
+					inImport = depth > 0 || lastSignificant == '\\'
+				}
+				if c != ' ' && c != '\t' && c != '\r' {
+					lastSignificant = c
+				}
+			}
 			i++
 			continue
 		}
@@ -87,6 +125,7 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 		for j < n && identChar[src[j]] {
 			j++
 		}
+		lastSignificant = 'a'
 		if !found && (len(s.names) > 0 || len(s.pairs) > 0) {
 			if l := j - i; l >= s.minLen && l <= s.maxLen && s.first[src[i]] {
 				tok := string(src[i:j])
@@ -97,7 +136,7 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 					if seen == nil {
 						seen = map[int]uint8{}
 					}
-					if s.pairs[pi][0] == tok {
+					if s.pairs[pi][0] == tok && (inImport || !s.pairImport[pi]) {
 						seen[pi] |= 1
 					}
 					if s.pairs[pi][1] == tok {
@@ -113,8 +152,16 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 			h *= 1099511628211
 		}
 		a, b := h&4095, (h>>32)&4095
-		sig[a>>6] |= 1 << (a & 63)
-		sig[b>>6] |= 1 << (b & 63)
+		sig.all[a>>6] |= 1 << (a & 63)
+		sig.all[b>>6] |= 1 << (b & 63)
+		if inImport {
+			a, b = a&1023, b&1023
+			sig.imp[a>>6] |= 1 << (a & 63)
+			sig.imp[b>>6] |= 1 << (b & 63)
+		}
+		if l := j - i; (l == 6 && string(src[i:j]) == "import") || (l == 4 && string(src[i:j]) == "from") {
+			inImport, depth = true, 0
+		}
 		i = j
 	}
 	return found
@@ -130,8 +177,12 @@ func (s *identSet) mayMention(sig *signature) bool {
 			return true
 		}
 	}
-	for _, pb := range s.pairBits {
-		if sig.has(pb[0]) && sig.has(pb[1]) {
+	for i, pb := range s.pairBits {
+		first := sig.has(pb[0])
+		if s.pairImport[i] {
+			first = sig.hasImport(pb[0])
+		}
+		if first && sig.has(pb[1]) {
 			return true
 		}
 	}
@@ -139,5 +190,10 @@ func (s *identSet) mayMention(sig *signature) bool {
 }
 
 func (sig *signature) has(b [2]uint16) bool {
-	return sig[b[0]>>6]&(1<<(b[0]&63)) != 0 && sig[b[1]>>6]&(1<<(b[1]&63)) != 0
+	return sig.all[b[0]>>6]&(1<<(b[0]&63)) != 0 && sig.all[b[1]>>6]&(1<<(b[1]&63)) != 0
+}
+
+func (sig *signature) hasImport(b [2]uint16) bool {
+	x, y := b[0]&1023, b[1]&1023
+	return sig.imp[x>>6]&(1<<(x&63)) != 0 && sig.imp[y>>6]&(1<<(y&63)) != 0
 }

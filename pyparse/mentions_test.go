@@ -70,3 +70,43 @@ func TestIdentSetPairs(t *testing.T) {
 		t.Error("signature lets a pair through on one part")
 	}
 }
+
+// TestImportedName: an imported-name needle matches a file whose import statements name the
+// module and which mentions the name anywhere, however the import is spelt, and no file that
+// uses the words only outside imports.
+func TestImportedName(t *testing.T) {
+	set := newIdentSet([]string{ImportedName("memory", "cleanup")})
+	for src, want := range map[string]bool{
+		"from utils.memory import cleanup\ncleanup()\n":                  true,
+		"from .memory import cleanup":                                    true,
+		"from . import memory\nmemory.cleanup()":                         true,
+		"import utils.memory as m\nm.cleanup()":                          true,
+		"from utils import (\n    io,\n    memory,\n)\nmemory.cleanup()": true,
+		"from utils import io, \\\n    memory\nmemory.cleanup()":         true,
+		"    import memory  # local\n    memory.cleanup()":               true,
+		"import os; import memory\nmemory.cleanup()":                     true,
+		// The words, but no import of the module.
+		"memory = {}\ndef cleanup():\n    memory.clear()\n":                    false,
+		"import os\nmemory = os.getenv('X')\ncleanup(memory)\n":                false,
+		"import os; memory = 1\ncleanup()":                                     false,
+		"from utils import (\n    io,\n)\nmemory = 1\ncleanup()":               false,
+		"from utils.memory import free\n":                                      false, // the module, not the name
+		"# from memory import nothing\ncleanup()":                              true,  // comments err toward parsing
+		"x = 1\nfrom torch import nn\nmemory.cleanup()  # memory not imported": false,
+	} {
+		var sig signature
+		if got := set.scan([]byte(src), &sig); got != want {
+			t.Errorf("scan(%q) = %v, want %v", src, got, want)
+		}
+		if want && !set.mayMention(&sig) {
+			t.Errorf("signature of %q lost an imported name", src)
+		}
+	}
+	// A later round reads the signature: a file that uses the words outside imports only is
+	// not read again.
+	var sig signature
+	newIdentSet([]string{"x"}).scan([]byte("memory = {}\ncleanup(memory)\nimport os\n"), &sig)
+	if set.mayMention(&sig) {
+		t.Error("signature lets an imported name through without the import")
+	}
+}
