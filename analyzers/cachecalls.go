@@ -62,6 +62,10 @@ type CallGraph struct {
 	Project *project
 	// Rounds is how many prefilter rounds ran (1 when no helper was found).
 	Rounds int
+	// Needles are every needle the prefilter searched for, in any round: a file that
+	// mentions none of them was not parsed for what it mentions (the engine's cache checks
+	// a changed file against them).
+	Needles []string
 
 	// targetsIn lists the targets in each function's own body, built on first use:
 	// needsCallers looked through every target for every helper.
@@ -88,6 +92,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	}
 	var g *CallGraph
 	round := 1
+	needles := append([]string(nil), first...)
 	for ; ; round++ {
 		proj.reindex()
 		g = buildGraph(proj, res, extra)
@@ -119,6 +124,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 			break
 		}
 		before := res.Parsed
+		needles = append(needles, fresh...)
 		if err := res.ParseMatching(ctx, fresh); err != nil {
 			return nil, err
 		}
@@ -132,9 +138,10 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	}
 	// AllocConf judges a garbage_collection_threshold setting against its whole program:
 	// parse the files that set a memory fraction or import the setting's module now.
-	if needles := fractionNeedles(g); len(needles) > 0 {
+	if fraction := fractionNeedles(g); len(fraction) > 0 {
 		before := res.Parsed
-		if err := res.ParseMatching(ctx, needles); err != nil {
+		needles = append(needles, fraction...)
+		if err := res.ParseMatching(ctx, fraction); err != nil {
 			return nil, fmt.Errorf("parse files that may set a memory fraction: %w", err)
 		}
 		if res.Parsed != before {
@@ -143,6 +150,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		}
 	}
 	g.Rounds = round
+	g.Needles = needles
 	return g, nil
 }
 

@@ -72,6 +72,16 @@ func newIdentSet(names []string) *identSet {
 	return s
 }
 
+// Matcher reports whether a text mentions one of the needles, as ParseMatching decides
+// whether to parse a file: the same names, pairs and imported names.
+func Matcher(needles []string) func(src []byte) bool {
+	set := newIdentSet(needles)
+	return func(src []byte) bool {
+		var sig signature
+		return set.scan(src, &sig)
+	}
+}
+
 // signature is a 4096-bit Bloom filter of the identifiers a file mentions, and a 1024-bit
 // one of those its import statements mention, kept for files that did not match so that a
 // later round (new helper names) re-reads only the files that may mention them: 640 bytes a

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cachelint/cachelint/internal/config"
@@ -31,6 +32,8 @@ type commonFlags struct {
 	verbose          bool
 	quiet            int
 	stdinFilename    string
+	noCache          bool
+	cacheDir         string
 	stdin            io.Reader
 	fs               *flag.FlagSet
 }
@@ -50,6 +53,8 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "qq", "print nothing; the exit code tells (ruff's -qq)")
 	fs.Var(&quietFlag{level: &c.quiet, silent: true}, "silent", "same as -qq")
 	fs.StringVar(&c.stdinFilename, "stdin-filename", "", "`NAME` of the file read from standard input (PATH - or none): reported under NAME, configuration found from NAME")
+	fs.BoolVar(&c.noCache, "no-cache", false, "neither read nor write the cache (also CACHELINT_NO_CACHE=1)")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "cache `DIR` (also CACHELINT_CACHE_DIR; default: "+engine.DefaultCacheDir+" in the project root)")
 	fs.StringVar(&c.projectRoot, "project-root", "", "`DIR` indexed to resolve helpers (default: nearest pyproject.toml, setup.cfg, setup.py or .git)")
 }
 
@@ -99,7 +104,31 @@ func options(paths []string, c *commonFlags) (engine.Options, error) {
 	if c.isSet("force-exclude") {
 		opts.Walk.ForceExclude = c.forceExclude
 	}
+	opts.Cache = c.cache(opts.Config)
 	return opts, nil
+}
+
+// cache is where the run keeps its analysis, as ruff chooses its cache: --no-cache or
+// CACHELINT_NO_CACHE turn it off; the folder is --cache-dir, else CACHELINT_CACHE_DIR, else
+// the configuration's cache-dir (relative to its file), else .cachelint_cache in the
+// project root.
+func (c *commonFlags) cache(cfg *config.Config) *engine.Cache {
+	if v := os.Getenv("CACHELINT_NO_CACHE"); c.noCache || (v != "" && v != "0" && !strings.EqualFold(v, "false")) {
+		return nil
+	}
+	out := &engine.Cache{Version: currentVersion().cacheKey()}
+	switch {
+	case c.cacheDir != "":
+		out.Dir = c.cacheDir
+	case os.Getenv("CACHELINT_CACHE_DIR") != "":
+		out.Dir = os.Getenv("CACHELINT_CACHE_DIR")
+	case cfg != nil && cfg.CacheDir != nil:
+		out.Dir = *cfg.CacheDir
+		if !filepath.IsAbs(out.Dir) {
+			out.Dir = filepath.Join(cfg.Dir, out.Dir)
+		}
+	}
+	return out
 }
 
 // readStdin reads the file of `PATH -`, or of --stdin-filename with no PATH (as ruff), for
@@ -159,8 +188,13 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 		}
 		st := res.Stats
 		fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
-		fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed in %d prefilter round(s), %s\n",
-			st.Reported, st.Indexed, st.Parsed, st.Rounds, st.Elapsed.Round(time.Millisecond))
+		if st.Cached {
+			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, none changed since the analysis in %s (%d parsed), %s\n",
+				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Elapsed.Round(time.Millisecond))
+		} else {
+			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed in %d prefilter round(s), %s\n",
+				st.Reported, st.Indexed, st.Parsed, st.Rounds, st.Elapsed.Round(time.Millisecond))
+		}
 	}
 	return res, nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -79,4 +81,19 @@ func currentVersion() buildVersion {
 		info = nil
 	}
 	return readVersion(Version, info)
+}
+
+// cacheKey tells this build's analysis apart from another's: a release's version, or for a
+// development build (whose version string stays the same across changes) also the
+// binary's path, size and time.
+func (v buildVersion) cacheKey() string {
+	key := fmt.Sprintf("%s %s %t", v.version, v.revision, v.modified)
+	if v.version == "(devel)" || v.modified {
+		if exe, err := os.Executable(); err == nil {
+			if fi, err := os.Stat(exe); err == nil {
+				key += fmt.Sprintf(" %s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return key
 }

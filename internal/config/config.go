@@ -50,6 +50,9 @@ type Config struct {
 	RespectGitignore *bool
 	ForceExclude     *bool
 	ShowParseErrors  *bool
+	// CacheDir is the cache folder (relative paths against Dir); nil: the default,
+	// .cachelint_cache in the project root.
+	CacheDir *string
 }
 
 // Error is a problem in a configuration file, at a line.
@@ -79,6 +82,7 @@ type keys struct {
 	RespectGitignore *bool               `toml:"respect-gitignore"`
 	ForceExclude     *bool               `toml:"force-exclude"`
 	ShowParseErrors  *bool               `toml:"show-parse-errors"`
+	CacheDir         *string             `toml:"cache-dir"`
 }
 
 // keyTypes says, in the user's words, what each key holds.
@@ -94,6 +98,7 @@ var keyTypes = map[string]string{
 	"respect-gitignore": "a boolean (true or false)",
 	"force-exclude":     "a boolean (true or false)",
 	"show-parse-errors": "a boolean (true or false)",
+	"cache-dir":         "a folder (a string)",
 }
 
 type pyproject struct {
@@ -199,6 +204,7 @@ func parse(path string, data []byte) (*Config, error) {
 		RespectGitignore: k.RespectGitignore,
 		ForceExclude:     k.ForceExclude,
 		ShowParseErrors:  k.ShowParseErrors,
+		CacheDir:         k.CacheDir,
 	}
 	if err := c.validate(newPositions(data, prefix)); err != nil {
 		return nil, err

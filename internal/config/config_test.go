@@ -165,7 +165,7 @@ func TestErrorsHaveFileAndLine(t *testing.T) {
 	}{
 		{"unknown key in pyproject", "pyproject.toml",
 			"[tool.ruff]\nfoo = 1\n[tool.cachelint]\nselect = [\"CL001\"]\nbogus = 1\n",
-			[]string{`:5: unknown key "bogus" in [tool.cachelint]; known keys: exclude, `}},
+			[]string{`:5: unknown key "bogus" in [tool.cachelint]; known keys: cache-dir, exclude, `}},
 		{"snake_case key gets a hint", "cachelint.toml",
 			"\nextend_exclude = [\"x\"]\n",
 			[]string{`:2: unknown key "extend_exclude" at the top level (did you mean "extend-exclude"?)`}},

@@ -16,6 +16,9 @@ type Analysis interface {
 	Analyzers() []*driver.Analyzer
 	// Facts reads what one finished driver run produced. Its error is an internal one.
 	Facts(res *driver.Result) (*Facts, error)
+	// Matcher reports whether a file's text mentions one of the needles, as the
+	// prefilter decides what to parse (Facts.Needles): the cache checks changed files with it.
+	Matcher(needles []string) func(src []byte) bool
 	// SyntaxErrors counts the syntax errors in src, to check that a fix does not break a
 	// file; an error means no tree could be built at all.
 	SyntaxErrors(ctx context.Context, path string, src []byte) (int, error)
@@ -35,6 +38,9 @@ type Facts struct {
 	// Seen is the number of files in analysis scope, Parsed how many were parsed, Rounds
 	// how many prefilter rounds ran.
 	Seen, Parsed, Rounds int
+	// Needles are what the prefilter searched for: a file that mentions none of them and
+	// was not parsed adds nothing to the run, whatever else it holds.
+	Needles []string
 }
 
 // File is one parsed file.

@@ -48,6 +48,9 @@ type Options struct {
 	// Stdin, when set, replaces Paths: the one file in report scope is Stdin.Name, whose
 	// text is Stdin.Source (an editor's buffer), whether or not the file exists on disk.
 	Stdin *Stdin
+	// Cache, when set, keeps what a run found and gives it back to the next run while no
+	// file that mattered changed (cache.go). A run with Stdin neither reads nor writes it.
+	Cache *Cache
 }
 
 // Stdin is a file read from standard input, reported under Name ("-" when none was given);
@@ -97,6 +100,10 @@ type Stats struct {
 	// Rounds is how many prefilter rounds ran.
 	Rounds  int
 	Elapsed time.Duration
+	// Cached is set when the analysis came from the cache: nothing was parsed this run.
+	Cached bool
+	// CacheDir is the cache folder read or written ("" without a cache).
+	CacheDir string
 }
 
 // project is one analysed project: what was read, what was found.
@@ -108,7 +115,8 @@ type project struct {
 	files   map[string]walk.File
 	res     *driver.Result
 	an      Analysis
-	facts   *Facts
+	facts   *Facts    // nil when the analysis came from the cache
+	a       *analysed // what the analyzers found, run now or cached
 	srcMu   sync.Mutex
 	sources map[string][]byte
 	nbMu    sync.Mutex // readFile runs on the parse workers
@@ -216,18 +224,34 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	sort.Strings(all)
 
-	settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs}
-	if opts.Config != nil {
-		settings.ExtraHelpers = opts.Config.ExtraHelpers
-		settings.StepLoopNames = opts.Config.StepLoopNames
+	var cache *resultCache
+	if opts.Cache != nil && opts.Stdin == nil {
+		cache = openCache(ctx, opts.Cache, pr, all, opts.Jobs)
+		pr.a = cache.load()
+		out.Stats.CacheDir = cache.dir
 	}
-	res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
-	if err != nil {
-		return nil, err
-	}
-	pr.res = res
-	if pr.facts, err = opts.Analysis.Facts(res); err != nil {
-		return nil, errors.Join(append([]error{err}, res.Errors...)...)
+	if pr.a == nil {
+		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs}
+		if opts.Config != nil {
+			settings.ExtraHelpers = opts.Config.ExtraHelpers
+			settings.StepLoopNames = opts.Config.StepLoopNames
+		}
+		res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
+		if err != nil {
+			return nil, err
+		}
+		pr.res = res
+		if pr.facts, err = opts.Analysis.Facts(res); err != nil {
+			return nil, errors.Join(append([]error{err}, res.Errors...)...)
+		}
+		pr.a = pr.analyse()
+		if cache != nil {
+			if err := cache.save(pr.a, pr.facts); err != nil {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
+			}
+		}
+	} else {
+		out.Stats.Cached = true
 	}
 
 	rep := pr.findings(opts.Rules)
@@ -238,18 +262,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	out.Calls = pr.callRecords()
 	out.Errors = pr.internalErrors()
 	for _, se := range pr.syntaxErrors() {
-		out.SyntaxErrors = append(out.SyntaxErrors, se.at)
+		out.SyntaxErrors = append(out.SyntaxErrors, se.At)
 	}
-	for _, fl := range pr.facts.Failures {
+	for _, fl := range pr.a.Failures {
 		switch {
 		case !pr.report[fl.Path] || fl.Internal:
 		case fl.OverBudget:
-			out.Incomplete = append(out.Incomplete, Incomplete{Path: fl.Path, What: fl.Err.Error()})
+			out.Incomplete = append(out.Incomplete, Incomplete{Path: fl.Path, What: fl.Msg})
 		default:
-			out.Unreadable = append(out.Unreadable, fl.Err.Error())
+			out.Unreadable = append(out.Unreadable, fl.Msg)
 		}
 	}
-	for _, c := range pr.facts.Cut {
+	for _, c := range pr.a.Cut {
 		if pr.report[c.Path] {
 			out.Incomplete = append(out.Incomplete, Incomplete{Path: c.Path, What: c.Path + ": " + c.What})
 		}
@@ -257,15 +281,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for _, in := range out.Incomplete {
 		out.Warnings = append(out.Warnings, in.What)
 	}
-	for _, path := range slices.Sorted(maps.Keys(pr.nb)) {
+	for _, path := range slices.Sorted(maps.Keys(pr.a.Malformed)) {
 		if pr.report[path] {
-			for _, m := range pr.nb[path].nb.Malformed {
+			for _, m := range pr.a.Malformed[path] {
 				out.Warnings = append(out.Warnings, path+": "+m)
 			}
 		}
 	}
-	out.Stats = Stats{Reported: len(pr.report), Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds,
-		Elapsed: time.Since(start)}
+	out.Stats.Reported, out.Stats.Indexed, out.Stats.Parsed, out.Stats.Rounds = len(pr.report), pr.a.Indexed, pr.a.Parsed, pr.a.Rounds
+	out.Stats.Elapsed = time.Since(start)
 	return out, nil
 }
 
@@ -294,8 +318,10 @@ func (pr *project) readFile(path string) ([]byte, error) {
 
 // source is a file's Python text as analysed, for code frames, suppression and fixes.
 func (pr *project) source(file string) []byte {
-	if f := pr.facts.Files[file]; f != nil {
-		return f.Src
+	if pr.facts != nil {
+		if f := pr.facts.Files[file]; f != nil {
+			return f.Src
+		}
 	}
 	pr.srcMu.Lock()
 	defer pr.srcMu.Unlock()
@@ -312,10 +338,13 @@ func (pr *project) source(file string) []byte {
 
 // internalErrors are panics caught while analysing: they make the run exit 2.
 func (pr *project) internalErrors() []error {
-	out := append([]error(nil), pr.res.Errors...)
-	for _, fl := range pr.facts.Failures {
+	var out []error
+	for _, e := range pr.a.Errors {
+		out = append(out, errors.New(e))
+	}
+	for _, fl := range pr.a.Failures {
 		if pr.report[fl.Path] && fl.Internal {
-			out = append(out, fl.Err)
+			out = append(out, errors.New(fl.Msg))
 		}
 	}
 	return out

@@ -15,8 +15,78 @@ import (
 	"github.com/cachelint/cachelint/rules"
 )
 
-// findings converts the driver's diagnostics in report scope into sorted findings, dropping
-// disabled rules, per-file ignores and suppressed lines.
+// analysed is what the analyzers found in the whole analysis scope, before the report
+// scope, the enabled rules, suppression comments and a baseline choose what to show: what
+// one run of the driver produces, and what the cache keeps.
+type analysed struct {
+	// Findings are every diagnostic, converted (positions in code points, notebooks mapped).
+	Findings []report.Finding
+	// Syntax are the parsed files with syntax errors, by path.
+	Syntax []syntaxError
+	// SyntaxCount is the number of syntax errors of each parsed file (ApplyFixes keeps a
+	// fix only if the fixed text has no more).
+	SyntaxCount map[string]int
+	Failures    []failure
+	// Calls are the classified calls, positions resolved.
+	Calls []report.CallRecord
+	Cut   []Cut
+	// Malformed are a notebook's problems, by path.
+	Malformed map[string][]string
+	// Errors are internal errors (panics caught in the analyzers).
+	Errors                  []string
+	Indexed, Parsed, Rounds int
+	// Needles are what the prefilter searched for (Facts.Needles).
+	Needles []string
+}
+
+// failure is a file that could not be read or parsed at all (Facts.Failures).
+type failure struct {
+	Path, Msg            string
+	Internal, OverBudget bool
+}
+
+// analyse collects what the driver run found, for every file analysed.
+func (pr *project) analyse() *analysed {
+	a := &analysed{SyntaxCount: map[string]int{}, Malformed: map[string][]string{},
+		Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds, Needles: pr.facts.Needles}
+	for _, d := range pr.res.Diagnostics {
+		if f := pr.finding(d.Diagnostic); f != nil {
+			a.Findings = append(a.Findings, *f)
+		}
+	}
+	rule, _ := rules.Lookup(rules.CL900)
+	for _, path := range slices.Sorted(maps.Keys(pr.facts.Files)) {
+		f := pr.facts.Files[path]
+		a.SyntaxCount[path] = len(f.Errors)
+		if len(f.Errors) == 0 {
+			continue
+		}
+		e := f.Errors[0]
+		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(e.Msg), File: f.Path,
+			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
+		pr.mapNotebook(&fd)
+		a.Syntax = append(a.Syntax, syntaxError{At: fd, Count: len(f.Errors)})
+	}
+	for _, fl := range pr.facts.Failures {
+		a.Failures = append(a.Failures, failure{Path: fl.Path, Msg: fl.Err.Error(), Internal: fl.Internal, OverBudget: fl.OverBudget})
+	}
+	a.Calls = pr.resolveCalls()
+	a.Cut = pr.facts.Cut
+	pr.nbMu.Lock()
+	for path, info := range pr.nb {
+		if len(info.nb.Malformed) > 0 {
+			a.Malformed[path] = info.nb.Malformed
+		}
+	}
+	pr.nbMu.Unlock()
+	for _, e := range pr.res.Errors {
+		a.Errors = append(a.Errors, e.Error())
+	}
+	return a
+}
+
+// findings are the findings in report scope, sorted, without disabled rules, per-file
+// ignores and suppressed lines.
 func (pr *project) findings(enabled map[string]bool) *report.Report {
 	rep := &report.Report{Source: pr.source}
 	rep.FilesChecked = len(pr.report)
@@ -37,18 +107,14 @@ func (pr *project) findings(enabled map[string]bool) *report.Report {
 		}
 		return false
 	}
-	for _, d := range pr.res.Diagnostics {
-		if !enabled[d.Code] {
+	for _, f := range pr.a.Findings {
+		if !enabled[f.Code] || !pr.report[f.File] {
 			continue
 		}
-		f := pr.finding(d.Diagnostic)
-		if f == nil || !pr.report[f.File] {
+		if suppressed(f.File, f.Code, programLine(&f)) {
 			continue
 		}
-		if suppressed(f.File, d.Code, programLine(f)) {
-			continue
-		}
-		rep.Findings = append(rep.Findings, *f)
+		rep.Findings = append(rep.Findings, f)
 	}
 	if enabled[rules.CL900] {
 		for _, pf := range pr.parseErrorFindings() {
@@ -124,27 +190,20 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 	return f
 }
 
-// syntaxError is a file in report scope that parsed with syntax errors: a finding at the
-// first one, its message the parser's (notebooks mapped to their cells), and how many
-// there are.
+// syntaxError is a file that parsed with syntax errors: a finding at the first one, its
+// message the parser's (notebooks mapped to their cells), and how many there are.
 type syntaxError struct {
-	at    report.Finding
-	count int
+	At    report.Finding
+	Count int
 }
 
+// syntaxErrors are the files in report scope with syntax errors.
 func (pr *project) syntaxErrors() []syntaxError {
 	var out []syntaxError
-	rule, _ := rules.Lookup(rules.CL900)
-	for _, path := range slices.Sorted(maps.Keys(pr.facts.Files)) {
-		f := pr.facts.Files[path]
-		if !pr.report[f.Path] || len(f.Errors) == 0 {
-			continue
+	for _, se := range pr.a.Syntax {
+		if pr.report[se.At.File] {
+			out = append(out, se)
 		}
-		e := f.Errors[0]
-		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(e.Msg), File: f.Path,
-			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
-		pr.mapNotebook(&fd)
-		out = append(out, syntaxError{at: fd, count: len(f.Errors)})
 	}
 	return out
 }
@@ -153,16 +212,16 @@ func (pr *project) parseErrorFindings() []report.Finding {
 	var out []report.Finding
 	rule, _ := rules.Lookup(rules.CL900)
 	for _, se := range pr.syntaxErrors() {
-		fd := se.at
-		fd.Message = text(fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", fd.Message, se.count))
+		fd := se.At
+		fd.Message = text(fmt.Sprintf("%s: cachelint could not parse this (%d syntax error(s)); calls inside the broken code may be missed", fd.Message, se.Count))
 		out = append(out, fd)
 	}
-	for _, fl := range pr.facts.Failures {
+	for _, fl := range pr.a.Failures {
 		if !pr.report[fl.Path] {
 			continue
 		}
 		out = append(out, report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity,
-			Message: text(fl.Err.Error()), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
+			Message: text(fl.Msg), File: fl.Path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, URL: rule.URL()})
 	}
 	return out
 }
@@ -180,14 +239,28 @@ func programLine(f *report.Finding) int {
 	return f.Line
 }
 
-// callRecords are the classified calls in report scope, notebooks mapped to their cells.
+// callRecords are the classified calls in report scope.
 func (pr *project) callRecords() []report.CallRecord {
 	out := []report.CallRecord{}
+	for _, rec := range pr.a.Calls {
+		if pr.report[rec.File] {
+			if rec.Via == nil {
+				rec.Via = []string{} // "via": [] for no helper (a cached record lost the empty list)
+			}
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// resolveCalls are the classified calls with their positions, notebooks mapped to their cells.
+func (pr *project) resolveCalls() []report.CallRecord {
+	var out []report.CallRecord
 	for _, c := range pr.facts.Calls {
 		rec := c.Record
 		rec.Callee, rec.Reason = text(rec.Callee), text(rec.Reason)
 		file := pr.facts.Files[rec.File]
-		if !pr.report[rec.File] || file == nil {
+		if file == nil {
 			continue
 		}
 		line, col := file.Position(c.Offset)

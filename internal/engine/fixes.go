@@ -106,10 +106,7 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		}
 		// A fix must not break the file: keep it only if it parses as well as before.
 		// The run parsed the file already: only the fixed text is parsed again.
-		before := 0
-		if pf := pr.facts.Files[file]; pf != nil {
-			before = len(pf.Errors)
-		}
+		before := pr.a.SyntaxCount[file]
 		after, err := pr.an.SyntaxErrors(context.Background(), file, out)
 		if err != nil || after > before {
 			sum.Skipped = append(sum.Skipped, file)

@@ -1,0 +1,85 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCacheFlags: a check keeps its analysis in .cachelint_cache in the project root and
+// the next one reuses it (one file of the project too, as pre-commit runs it), with the
+// same output; --no-cache and CACHELINT_NO_CACHE leave no cache; --cache-dir,
+// CACHELINT_CACHE_DIR and the configuration's cache-dir choose the folder, in that order.
+func TestCacheFlags(t *testing.T) {
+	w := newWorkspace(t)
+	dir, err := w.inside("precommit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.dir = dir
+	run := func(env []string, args ...string) result {
+		t.Helper()
+		res, err := w.exec(append([]string{"check", "--verbose", "--format", "concise"}, args...),
+			append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home}, env...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	cached := func(r result) bool { return strings.Contains(string(r.stderr), "none changed since the analysis in") }
+	exists := func(p string) bool {
+		_, err := os.Stat(filepath.Join(dir, p))
+		return err == nil
+	}
+
+	cold := run(nil, ".")
+	if cached(cold) || !exists(".cachelint_cache/.gitignore") || !exists(".cachelint_cache/CACHEDIR.TAG") {
+		t.Fatalf("first run: cached %v, cache folder written %v\n%s", cached(cold), exists(".cachelint_cache/.gitignore"), cold.stderr)
+	}
+	warm := run(nil, ".")
+	if !cached(warm) || string(warm.stdout) != string(cold.stdout) || warm.exit != cold.exit {
+		t.Errorf("second run: cached %v, same output %v\n%s", cached(warm), string(warm.stdout) == string(cold.stdout), warm.stderr)
+	}
+	if one := run(nil, "pkg/train.py"); !cached(one) || !strings.Contains(string(one.stdout), "pkg/train.py:9:9: CL001") {
+		t.Errorf("one file: cached %v\n%s%s", cached(one), one.stdout, one.stderr)
+	}
+
+	if err := os.RemoveAll(filepath.Join(dir, ".cachelint_cache")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []result{run(nil, "--no-cache", "."), run([]string{"CACHELINT_NO_CACHE=1"}, ".")} {
+		if cached(r) || exists(".cachelint_cache") || string(r.stdout) != string(cold.stdout) {
+			t.Errorf("without a cache: cached %v, folder written %v\n%s", cached(r), exists(".cachelint_cache"), r.stderr)
+		}
+	}
+
+	cfg := filepath.Join(dir, "pyproject.toml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(data, "\n[tool.cachelint]\ncache-dir = \"build/cl-cache\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, nil, "build/cl-cache"},
+		{[]string{"CACHELINT_CACHE_DIR=env-cache"}, nil, "env-cache"},
+		{[]string{"CACHELINT_CACHE_DIR=env-cache"}, []string{"--cache-dir", "flag-cache"}, "flag-cache"},
+	} {
+		run(tc.env, append(tc.args, ".")...)
+		if !exists(filepath.Join(tc.want, ".gitignore")) {
+			t.Errorf("env %v args %v: no cache in %s", tc.env, tc.args, tc.want)
+		}
+		if r := run(tc.env, append(tc.args, ".")...); !cached(r) {
+			t.Errorf("env %v args %v: second run not cached\n%s", tc.env, tc.args, r.stderr)
+		}
+	}
+	if exists(".cachelint_cache") {
+		t.Error("a configured cache folder still wrote the default one")
+	}
+}

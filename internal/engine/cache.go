@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Cache says where a run's analysis is kept between runs, in the way of ruff's
+// .ruff_cache: one entry per project root, working directory and configuration, replaced
+// atomically, read by any number of concurrent runs.
+//
+// An entry records every file of the analysis scope (size, modification time, and for the
+// files that were parsed a SHA-256 of their text), the needles the prefilter searched for,
+// and what the analyzers found. A later run reuses it when the same files exist and none
+// that mattered changed: a parsed file's text must hash the same, and a file that was not
+// parsed must still mention none of the needles. The analysis is a function of exactly
+// those (the prefilter's rounds parse the files that mention the needles found in files
+// already parsed), so a reused entry is what the run would have found; any other change
+// runs the analysis again. Files whose size and modification time are unchanged are not
+// read; a time within two seconds of the run that wrote the entry is never trusted (a file
+// changed in the same clock tick).
+type Cache struct {
+	// Dir is the cache folder; "" means .cachelint_cache in the project root.
+	Dir string
+	// Version identifies the analysis (cachelint's version and build): an entry written
+	// by another version is not read.
+	Version string
+}
+
+// DefaultCacheDir is the cache folder's name in the project root.
+const DefaultCacheDir = ".cachelint_cache"
+
+// cacheFormat changes whenever an entry's layout does.
+const cacheFormat = "cachelint-cache-1\n"
+
+// cacheEntry is one cache file.
+type cacheEntry struct {
+	Key   string
+	Files map[string]fileStamp
+	A     *analysed
+}
+
+// fileStamp is what a later run compares a file against.
+type fileStamp struct {
+	Size, ModNs int64
+	// Parsed files carry the SHA-256 of their text as analysed (a notebook's program).
+	Parsed bool
+	Hash   [32]byte
+}
+
+// resultCache is the cache as one run uses it.
+type resultCache struct {
+	ctx    context.Context
+	dir    string
+	file   string // the entry's path
+	key    string
+	pr     *project
+	paths  []string
+	jobs   int
+	start  time.Time
+	stamps []fileStamp // of paths, taken before anything is read
+	statOK []bool
+}
+
+// openCache names the entry of this run and takes every file's stamp.
+func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs int) *resultCache {
+	dir := c.Dir
+	if dir == "" {
+		dir = filepath.Join(pr.root, DefaultCacheDir)
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(pr.cwd, dir)
+	}
+	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: paths, jobs: jobs, start: time.Now()}
+	rc.key = rc.keyOf(c.Version)
+	rc.file = filepath.Join(dir, rc.key[:24]+".bin")
+	rc.stamps = make([]fileStamp, len(paths))
+	rc.statOK = make([]bool, len(paths))
+	rc.each(func(i int) {
+		if fi, err := os.Stat(pr.files[paths[i]].Abs); err == nil {
+			rc.stamps[i] = fileStamp{Size: fi.Size(), ModNs: fi.ModTime().UnixNano()}
+			rc.statOK[i] = true
+		}
+	})
+	return rc
+}
+
+// keyOf hashes what the analysis depends on besides the files: the version, the project
+// root and working directory (paths are kept as shown), and the configuration.
+func (rc *resultCache) keyOf(version string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s%s\x00%s\x00%s\x00", cacheFormat, version, rc.pr.root, rc.pr.cwd)
+	if cfg, err := json.Marshal(rc.pr.cfg); err == nil {
+		h.Write(cfg)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// each runs fn for every path index on the run's workers.
+func (rc *resultCache) each(fn func(i int)) {
+	jobs := rc.jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, 256)
+	for range min(jobs, max(1, len(rc.paths))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range rc.paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// load returns the cached analysis when it still holds, nil otherwise. A missing,
+// unreadable, corrupt or foreign entry is a miss, never an error.
+func (rc *resultCache) load() *analysed {
+	data, err := os.ReadFile(rc.file)
+	if err != nil || !bytes.HasPrefix(data, []byte(cacheFormat)) {
+		return nil
+	}
+	e, err := decodeEntry(data[len(cacheFormat):])
+	if err != nil || e.Key != rc.key || e.A == nil || len(e.Files) != len(rc.paths) {
+		return nil
+	}
+	for _, p := range rc.paths {
+		if _, ok := e.Files[p]; !ok {
+			return nil
+		}
+	}
+	match := rc.pr.an.Matcher(e.A.Needles)
+	var stale sync.Map // path -> refreshed stamp
+	var missed atomic.Bool
+	rc.each(func(i int) {
+		if missed.Load() || rc.ctx.Err() != nil {
+			return
+		}
+		p, now := rc.paths[i], rc.stamps[i]
+		old := e.Files[p]
+		if !rc.statOK[i] {
+			missed.Store(true)
+			return
+		}
+		if now.Size == old.Size && now.ModNs == old.ModNs && old.ModNs != 0 {
+			return
+		}
+		src, err := rc.pr.readFile(p)
+		if err != nil {
+			missed.Store(true)
+			return
+		}
+		if old.Parsed {
+			if sha256.Sum256(src) != old.Hash {
+				missed.Store(true)
+				return
+			}
+			now.Parsed, now.Hash = true, old.Hash
+		} else if match(src) {
+			missed.Store(true)
+			return
+		}
+		stale.Store(p, now)
+	})
+	if missed.Load() || rc.ctx.Err() != nil {
+		return nil
+	}
+	// Files touched but unchanged: record their new times, so that the next run need not
+	// read them again.
+	refreshed := false
+	stale.Range(func(k, v any) bool {
+		e.Files[k.(string)] = rc.settle(v.(fileStamp))
+		refreshed = true
+		return true
+	})
+	if refreshed {
+		_ = rc.write(e)
+	}
+	return e.A
+}
+
+// settle keeps a stamp's time only when it is safely older than this run.
+func (rc *resultCache) settle(s fileStamp) fileStamp {
+	if s.ModNs >= rc.start.Add(-2*time.Second).UnixNano() {
+		s.ModNs = 0
+	}
+	return s
+}
+
+// save writes the run's analysis. Nothing is written for a run that was cut short or hit
+// an internal error, whose result another run would not reproduce.
+func (rc *resultCache) save(a *analysed, facts *Facts) error {
+	if rc.ctx.Err() != nil || len(a.Errors) > 0 || len(a.Failures) > 0 {
+		return nil
+	}
+	e := &cacheEntry{Key: rc.key, Files: make(map[string]fileStamp, len(rc.paths)), A: a}
+	for i, p := range rc.paths {
+		if !rc.statOK[i] {
+			return nil
+		}
+		s := rc.stamps[i]
+		if f := facts.Files[p]; f != nil {
+			s.Parsed, s.Hash = true, sha256.Sum256(f.Src)
+		}
+		e.Files[p] = rc.settle(s)
+	}
+	return rc.write(e)
+}
+
+// write replaces the entry atomically: a concurrent run reads the old entry or the new
+// one, never half of one. The folder gets a .gitignore and a CACHEDIR.TAG, as ruff's does.
+func (rc *resultCache) write(e *cacheEntry) error {
+	if err := os.MkdirAll(rc.dir, 0o755); err != nil {
+		return err
+	}
+	for name, text := range map[string]string{
+		".gitignore":   "# Automatically created by cachelint.\n*\n",
+		"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cachelint.\n",
+	} {
+		p := filepath.Join(rc.dir, name)
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			_ = os.WriteFile(p, []byte(text), 0o644)
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString(cacheFormat)
+	if err := gob.NewEncoder(&buf).Encode(e); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(rc.dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(tmp, &buf); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), rc.file); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// decodeEntry reads an entry; a corrupt one is an error, never a panic.
+func decodeEntry(data []byte) (e *cacheEntry, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e, err = nil, fmt.Errorf("corrupt cache entry: %v", v)
+		}
+	}()
+	e = &cacheEntry{}
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}

@@ -1,0 +1,264 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/engine"
+)
+
+// cacheProject writes a small project: a helper that empties the cache, a training loop
+// that calls it, and files that matter to nothing.
+func cacheProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
+	write(t, dir, "pkg/__init__.py", "")
+	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
+	write(t, dir, "train.py", "from pkg.memory import free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free_gpu()\n")
+	write(t, dir, "model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n")
+	return dir
+}
+
+func write(t *testing.T, dir, name, text string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// age sets a file's modification time well before now, as a file written earlier has.
+func age(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runCached(t *testing.T, cacheDir string, paths []string, root string) (*engine.Result, string) {
+	t.Helper()
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: paths, Root: root, Rules: allRules()}
+	if cacheDir != "" {
+		opts.Cache = &engine.Cache{Dir: cacheDir, Version: "test"}
+	}
+	res, err := engine.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, shown(t, res)
+}
+
+// shown is everything a printer reads from a result, as JSON.
+func shown(t *testing.T, res *engine.Result) string {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		F, C, S, W, I, U any
+		P, R             int
+	}{res.Report.Findings, res.Calls, res.SyntaxErrors, res.Warnings, res.Incomplete, res.Unreadable, res.Stats.Parsed, res.Stats.Rounds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCacheSameResult: a run served from the cache shows exactly what the analysis shows,
+// over the whole fixture corpus (syntax errors, notebooks, helpers across files included).
+func TestCacheSameResult(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "src")
+	cache := t.TempDir()
+	_, want := runCached(t, "", []string{dir}, dir)
+	cold, got := runCached(t, cache, []string{dir}, dir)
+	if cold.Stats.Cached || got != want {
+		t.Fatalf("first run with a cache: cached %v, differs from a run without: %v", cold.Stats.Cached, got != want)
+	}
+	warm, got := runCached(t, cache, []string{dir}, dir)
+	if !warm.Stats.Cached {
+		t.Fatal("second run did not use the cache")
+	}
+	if got != want {
+		t.Errorf("cached result differs: %s", firstDiff(got, want))
+	}
+	// One file of the project, as pre-commit runs it: served from the same entry.
+	one := filepath.Join(dir, "helpers")
+	if _, err := os.Stat(one); err == nil {
+		res, got := runCached(t, cache, []string{one}, dir)
+		_, want := runCached(t, "", []string{one}, dir)
+		if !res.Stats.Cached || got != want {
+			t.Errorf("report scope of one folder: cached %v, same %v", res.Stats.Cached, got == want)
+		}
+	}
+}
+
+// TestCacheInvalidation: the cache is used while nothing that mattered changed, and the
+// analysis runs again when something did.
+func TestCacheInvalidation(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cache := t.TempDir()
+	first, _ := runCached(t, cache, []string{dir}, dir)
+	if first.Stats.Cached || len(first.Report.Findings) != 1 {
+		t.Fatalf("first run: cached %v, %d findings", first.Stats.Cached, len(first.Report.Findings))
+	}
+	for _, name := range []string{".gitignore", "CACHEDIR.TAG"} {
+		if _, err := os.Stat(filepath.Join(cache, name)); err != nil {
+			t.Errorf("cache folder lacks %s: %v", name, err)
+		}
+	}
+	steps := []struct {
+		what   string
+		change func()
+		cached bool
+		n      int // findings after the change
+	}{
+		{"nothing changed", func() {}, true, 1},
+		{"a file that matters to nothing changed", func() {
+			write(t, dir, "model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x * 2\n")
+		}, true, 1},
+		{"a parsed file touched but not changed", func() {
+			now := time.Now()
+			if err := os.Chtimes(filepath.Join(dir, "train.py"), now, now); err != nil {
+				t.Fatal(err)
+			}
+		}, true, 1},
+		{"a parsed file changed", func() {
+			write(t, dir, "train.py", "from pkg.memory import free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n")
+		}, false, 0},
+		{"an unparsed file now calls the helper", func() {
+			write(t, dir, "model.py", "from pkg.memory import free_gpu\n\n\ndef fit(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free_gpu()\n")
+		}, false, 1},
+		{"a file added", func() {
+			write(t, dir, "extra.py", "x = 1\n")
+		}, false, 1},
+		{"a file removed", func() {
+			if err := os.Remove(filepath.Join(dir, "extra.py")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, 1},
+	}
+	for _, s := range steps {
+		s.change()
+		res, got := runCached(t, cache, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		if res.Stats.Cached != s.cached || len(res.Report.Findings) != s.n || got != want {
+			t.Errorf("%s: cached %v (want %v), %d findings (want %d), same as without a cache %v",
+				s.what, res.Stats.Cached, s.cached, len(res.Report.Findings), s.n, got == want)
+		}
+	}
+}
+
+// TestCacheBadEntries: a corrupt, truncated or foreign entry is ignored and rewritten,
+// never trusted and never an error; another configuration gets its own entry.
+func TestCacheBadEntries(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cache := t.TempDir()
+	_, want := runCached(t, cache, []string{dir}, dir)
+	entries := func() []string {
+		m, _ := filepath.Glob(filepath.Join(cache, "*.bin"))
+		return m
+	}
+	if len(entries()) != 1 {
+		t.Fatalf("entries %v", entries())
+	}
+	entry := entries()[0]
+	good, _ := os.ReadFile(entry)
+	for what, data := range map[string][]byte{
+		"garbage":   []byte("not a cache entry"),
+		"truncated": good[:len(good)/2],
+		"empty":     nil,
+		"flipped":   append(append([]byte(nil), good[:len(good)-20]...), []byte(strings.Repeat("\xff", 20))...),
+	} {
+		if err := os.WriteFile(entry, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, got := runCached(t, cache, []string{dir}, dir)
+		if got != want || len(res.Warnings) > 0 {
+			t.Errorf("%s entry: result differs %v, warnings %v", what, got != want, res.Warnings)
+		}
+		if res2, _ := runCached(t, cache, []string{dir}, dir); !res2.Stats.Cached {
+			t.Errorf("%s entry was not rewritten", what)
+		}
+	}
+	// Another version of cachelint does not read this entry.
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules(),
+		Cache: &engine.Cache{Dir: cache, Version: "other"}}
+	res, err := engine.Run(context.Background(), opts)
+	if err != nil || res.Stats.Cached {
+		t.Errorf("another version's run: err %v, cached %v", err, res != nil && res.Stats.Cached)
+	}
+	if len(entries()) != 2 {
+		t.Errorf("another version should have its own entry: %v", entries())
+	}
+	// A run from standard input neither reads nor writes the cache.
+	before := len(entries())
+	opts = engine.Options{Analysis: analyzers.Engine, Root: dir, Rules: allRules(), Cache: &engine.Cache{Dir: cache, Version: "stdin"},
+		Stdin: &engine.Stdin{Name: filepath.Join(dir, "train.py"), Source: []byte("import torch\nfor b in x:\n    torch.cuda.empty_cache()\n")}}
+	if res, err := engine.Run(context.Background(), opts); err != nil || res.Stats.Cached || len(entries()) != before {
+		t.Errorf("stdin run: err %v, entries %d -> %d", err, before, len(entries()))
+	}
+}
+
+// TestCacheConcurrentRuns: runs sharing a cache folder at once all see the right result and
+// leave a readable entry.
+func TestCacheConcurrentRuns(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cache := t.TempDir()
+	_, want := runCached(t, "", []string{dir}, dir)
+	var wg sync.WaitGroup
+	got := make([]string, 6)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules(),
+				Cache: &engine.Cache{Dir: cache, Version: "test"}}
+			res, err := engine.Run(context.Background(), opts)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = shown(t, res)
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("run %d differs", i)
+		}
+	}
+	if res, g := runCached(t, cache, []string{dir}, dir); !res.Stats.Cached || g != want {
+		t.Errorf("after concurrent runs: cached %v, same %v", res.Stats.Cached, g == want)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(cache, ".tmp-*")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// firstDiff shows where two texts part.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-80)
+	return "got ..." + a[from:min(len(a), i+80)] + "... want ..." + b[from:min(len(b), i+80)] + "..."
+}
