@@ -27,6 +27,28 @@ func BenchmarkCheckCorpus(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckCorpusWarm is BenchmarkCheckCorpus answered from the cache: the run after
+// one that changed nothing.
+//
+//	go test ./internal/cli -run '^$' -bench CheckCorpusWarm -benchtime 5x
+func BenchmarkCheckCorpusWarm(b *testing.B) {
+	dir := os.Getenv("CACHELINT_BENCH_CORPUS")
+	if dir == "" {
+		dir = b.TempDir()
+		writeSmallCorpus(b, dir, 2000)
+	}
+	b.Setenv("CACHELINT_NO_CACHE", "")
+	args := []string{"check", "--exit-zero", "--no-config", "--format", "concise", "--cache-dir", b.TempDir(), dir}
+	if code := Run(context.Background(), analyzers.Engine, args, nil, io.Discard, io.Discard); code != 0 {
+		b.Fatalf("exit %d", code)
+	}
+	for b.Loop() {
+		if code := Run(context.Background(), analyzers.Engine, args, nil, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
 func writeSmallCorpus(b *testing.B, dir string, n int) {
 	b.Helper()
 	must := func(err error) {

@@ -180,8 +180,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if abs, absErr := filepath.Abs(opts.Stdin.Name); absErr == nil {
 			pr.stdinPath = displayPath(cwd, abs)
 		}
-	} else {
-		reportFiles, warnings, err = walk.Files(paths, opts.Walk)
+	}
+	// Analysis scope: the whole project, so helpers defined elsewhere resolve. What goes
+	// wrong there is worth a warning, never the run: the report scope alone still works.
+	indexOpts := opts.Walk
+	indexOpts.ForceExclude = true
+	indexFiles, indexWarnings, indexErr := walk.Files([]string{root}, indexOpts)
+	if opts.Stdin == nil {
+		if sameDir(paths, root) && indexErr == nil && len(indexFiles) > 0 {
+			// `cachelint check .` in the project root: the report scope is the project, walked
+			// once (with the root itself not excluded, force-exclude changes nothing).
+			reportFiles, warnings = indexFiles, indexWarnings
+		} else {
+			reportFiles, warnings, err = walk.Files(paths, opts.Walk)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -189,12 +201,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for _, w := range warnings {
 		out.Warnings = append(out.Warnings, w.Error())
 	}
-	// Analysis scope: the whole project, so helpers defined elsewhere resolve. What goes
-	// wrong there is worth a warning, never the run: the report scope alone still works.
-	indexOpts := opts.Walk
-	indexOpts.ForceExclude = true
-	indexFiles, indexWarnings, err := walk.Files([]string{root}, indexOpts)
-	if err != nil {
+	if err := indexErr; err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("project root %s not indexed, helpers defined outside the checked paths are not followed: %v", root, err))
 	}
 	for _, w := range indexWarnings {
@@ -348,6 +355,19 @@ func (pr *project) internalErrors() []error {
 		}
 	}
 	return out
+}
+
+// sameDir reports whether paths name exactly the directory root.
+func sameDir(paths []string, root string) bool {
+	if len(paths) != 1 {
+		return false
+	}
+	abs, err := filepath.Abs(paths[0])
+	if err != nil || abs != root {
+		return false
+	}
+	fi, err := os.Stat(abs)
+	return err == nil && fi.IsDir()
 }
 
 // displayPath is how a file is shown: relative to the working directory when below it,
