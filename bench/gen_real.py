@@ -401,6 +401,7 @@ def project(root, pkg, seed, lines, files, src_layout):
         init = os.path.join(dirpath, "__init__.py")
         if not os.path.exists(init):
             open(init, "w").close()
+            stats["files"] += 1
     return stats
 
 
