@@ -72,17 +72,18 @@ gen() { # gen K: the generated corpus at K times --lines; prints its path
 }
 
 ms_now() { date +%s%N; }
-# timed CMD...: runs CMD once, appends "ms rss_kb" to $samples
+# timed CMD...: runs CMD once, appends "wall_ms rss_kb cpu_ms" to $samples (CPU: user+sys,
+# which other work on a shared machine disturbs far less than wall time)
 timed() {
   local t0 t1 rss
   t0=$(ms_now)
-  /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>"$work/stderr" || {
+  /usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >/dev/null 2>"$work/stderr" || {
     local rc=$?
     # rg exits 1 when nothing matches; anything else is a failure
     if [ "$1" != rg ] || [ $rc -ne 1 ]; then echo "failed ($rc): $*" >&2; cat "$work/stderr" >&2; exit 1; fi
   }
   t1=$(ms_now)
-  rss=$(tail -n 1 "$work/rss")
+  rss=$(tail -n 1 "$work/rss" | awk '{printf "%d %d", $1, ($2 + $3) * 1000}')
   echo "$(( (t1 - t0) / 1000000 )) $rss" >>"$samples"
 }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
@@ -100,10 +101,10 @@ row() {
     eval "$prep"
     samples="$cls" timed "$@"
   done
-  local cl rgm rss ratio
-  cl=$(median <"$cls"); rgm=$(median <"$rgs"); rss=$(maxcol 2 <"$cls")
+  local cl rgm rss ratio cpu
+  cl=$(median <"$cls"); rgm=$(median <"$rgs"); rss=$(maxcol 2 <"$cls"); cpu=$(awk '{print $3}' "$cls" | median)
   ratio=$(awk -v a="$cl" -v b="$rgm" 'BEGIN{ if (b > 0) printf "%.1fx", a / b; else print "-" }')
-  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$name" "$cl" "$rgm" "$ratio" "$((rss / 1024))" "$(tr '\n' ' ' <"$cls" | awk '{s=""; for (i=1;i<=NF;i+=2) s=s (s?",":"") $i; print s}')"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$name" "$cl" "$rgm" "$ratio" "$((rss / 1024))" "$cpu" "$(awk '{print $1}' "$cls" | paste -sd, -)"
 }
 
 project_root() { # project_root DIR TREE: nearest folder at or above DIR with a project marker, else TREE
@@ -139,7 +140,7 @@ bench_tree() { # bench_tree IDX DIR ONEFILE FULL
       "$bin" "${flags[@]}" "${cflags[@]}" "$dir" >/dev/null 2>&1
       row warm : "$dir" "$bin" "${flags[@]}" "${cflags[@]}" "$dir"
     else
-      printf '| %s | warm | = cold | | | | binary has no --no-cache: no cache, warm = cold |\n' "$label"
+      printf '| %s | warm | = cold | | | | | binary has no --no-cache: no cache, warm = cold |\n' "$label"
     fi
   fi
   [ "$full" = 1 ] || return 0
@@ -165,8 +166,8 @@ bench_tree() { # bench_tree IDX DIR ONEFILE FULL
 }
 
 header() {
-  echo "| tree | run | cachelint ms (median of $runs) | rg ms (median of $runs) | ratio to rg | peak RSS MB | cachelint runs, ms |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| tree | run | cachelint ms (median of $runs) | rg ms (median of $runs) | ratio to rg | peak RSS MB | cachelint CPU ms (median) | cachelint runs, ms |"
+  echo "|---|---|---|---|---|---|---|---|"
 }
 
 echo "cachelint: $bin (commit $commit, $("$bin" version 2>/dev/null | head -n 1 || echo unknown version))"
