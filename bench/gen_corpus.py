@@ -4,6 +4,13 @@
 Most files look like ordinary model/data/utility code and never mention the cache; a few
 percent define memory helpers, call them from training loops, or call empty_cache directly,
 the way real repositories do. Usage: gen_corpus.py OUTDIR [--files N] [--seed S]
+
+--density real (issue 14) writes instead several projects side by side, each with its own
+pyproject.toml, calibrated on 37 public PyTorch projects (bench/gen_real.py holds the numbers, and
+bench/README.md): real file sizes, helper names (cleanup, flush, free_memory, train, forward,
+...) mentioned in thousands of files that have nothing to do with the cache, a memory-utils
+module the trainers import them from, and a few hundred large files calling the cache
+directly. Usage: gen_corpus.py OUTDIR --density real [--lines 1000000] [--scale K] [--seed S]
 """
 import argparse
 import os
@@ -90,9 +97,21 @@ def train_{i}(model, loader, optimizer, epochs={epochs}):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
-    ap.add_argument("--files", type=int, default=20000)
+    ap.add_argument("--files", type=int, default=None, help="number of files (synthetic: default 20000; real: a cap)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--density", choices=["synthetic", "real"], default="synthetic",
+                    help="synthetic: the original corpus with rare helper names; real: issue 14's")
+    ap.add_argument("--lines", type=int, default=1_000_000, help="real: lines of the 1x tree")
+    ap.add_argument("--projects", type=int, default=0, help="real: projects in the 1x tree (default: one per 250k lines)")
+    ap.add_argument("--scale", type=int, default=1, help="real: write K times the 1x tree (K sets of projects; the 1x tree is the first set)")
     args = ap.parse_args()
+    if args.density == "real":
+        import gen_real
+        gen_real.generate(args.out, lines=args.lines, files=args.files, seed=args.seed,
+                          projects=args.projects, scale=args.scale)
+        return
+    if args.files is None:
+        args.files = 20000
     rnd = random.Random(args.seed)
     n_helpers = max(1, args.files // 200)
     lines = 0
