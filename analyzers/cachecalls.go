@@ -198,10 +198,19 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: "listed in extra-helpers"})
 				continue
 			}
-			for _, r := range append(proj.resolveAll(f, c), proj.callbacks(f, c)...) {
+			resolved := append(proj.resolveAll(f, c), proj.callbacks(f, c)...)
+			for _, r := range resolved {
 				if r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
 					edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file, Dispatch: r.dispatch})
 				}
+			}
+			if len(resolved) == 0 {
+				// A callable field of a record: `spec.empty_cache_fn()` (index.go).
+				t, es := proj.fieldCall(f, c)
+				if t != nil {
+					g.Targets = append(g.Targets, t)
+				}
+				edges = append(edges, es...)
 			}
 		}
 	}

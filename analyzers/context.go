@@ -462,6 +462,9 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 	if cond.Kind == "comparison_operator" && cond.HasChild("==") && !negate && loopVarCompared(f, cond) {
 		return onceGate, 0, ""
 	}
+	if why := a.recordField(f, cond); why != "" {
+		return noGate, 0, why
+	}
 	switch {
 	case reDeviceCheck.MatchString(t):
 		return noGate, 0, "a device check"
@@ -1283,4 +1286,53 @@ func (a *classifier) resolveCall(f *pyparse.File, call *pyparse.Node) *funcRef {
 	}
 	a.resolved[call] = r
 	return r
+}
+
+// reAvailability names a function that probes for a device: `torch.cuda.is_available`,
+// `is_npu_available`.
+var reAvailability = regexp.MustCompile(`(^|\.)is_available$|(^|\.)is_\w+_available$`)
+
+// recordField judges a condition on a field of records built once (index.go, fieldCall):
+// `spec.is_available()` where every record was built with a device probe is a device
+// check, and `spec.empty_cache_fn` where every record was given a callable or none is
+// fixed when the records were built. It returns "" when cond is neither.
+func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
+	n, call := cond, false
+	if n.Kind == "call" {
+		if args := n.ChildByField("arguments"); args == nil || len(args.NamedChildren()) > 0 {
+			return ""
+		}
+		n, call = n.ChildByField("function"), true
+	}
+	if n == nil || n.Kind != "attribute" {
+		return ""
+	}
+	recv, field, ok := strings.Cut(n.Text(f.Src), ".")
+	if !ok || strings.Contains(field, ".") || !isIdentifier(recv) || recv == "self" || recv == "cls" {
+		return ""
+	}
+	p := a.g.Project
+	ks := p.constructions(f, f.EnclosingFunction(cond), recv, 0)
+	if len(ks) == 0 {
+		return ""
+	}
+	for _, k := range ks {
+		if !p.declaresField(k.file, k.call, field) {
+			return ""
+		}
+		v := keywordArg(k.file, k.call, field)
+		switch {
+		case call && (v == nil || !reAvailability.MatchString(callableName(k.file, v))):
+			return ""
+		case !call && v != nil && v.Kind != "none" && callableName(k.file, v) == "":
+			return ""
+		}
+	}
+	if call {
+		return "a device check"
+	}
+	if ks[0].file != f {
+		return fmt.Sprintf("fixed when its records were built (%s:%d)", ks[0].file.Path, ks[0].call.Line())
+	}
+	return fmt.Sprintf("fixed when its records were built (line %d)", ks[0].call.Line())
 }

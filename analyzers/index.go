@@ -135,9 +135,10 @@ func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
 
 // callbacks returns the project functions passed by name to a call
 // (`Thread(target=sync)`, `background_tasks.add_task(torch_gc)`, `executor.submit(free)`):
-// the callee runs them, so the call is taken to run them once.
+// the callee runs them, so the call is taken to run them once; not those that only look at
+// a function (inspectsCallables).
 func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
-	if c.Args == nil || c.Args.Kind != "argument_list" {
+	if c.Args == nil || c.Args.Kind != "argument_list" || inspectsCallables[f.Qualify(c.Callee)] {
 		return nil
 	}
 	var out []*funcRef
@@ -397,20 +398,38 @@ func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge)
 	if table == nil {
 		return nil, nil
 	}
+	var values []callableValue
+	for _, v := range tableEntries(table) {
+		values = append(values, callableValue{f, c.Function, v})
+	}
+	return p.runValues(f, c, values)
+}
+
+// callableValue is a value a call may run, in the file and scope it is written in.
+type callableValue struct {
+	file  *pyparse.File
+	scope *pyparse.Function
+	v     *pyparse.Node
+}
+
+// runValues reads a call that runs one of several callable values (the entries of a table,
+// the values a field was given): the cache-emptying value becomes the call's target (the cuda
+// one when there are several), and each project function among them an edge.
+func (p *project) runValues(f *pyparse.File, c *pyparse.Call, values []callableValue) (*Target, []*Edge) {
 	var target *Target
 	var edges []*Edge
-	for _, v := range tableEntries(table) {
-		name := callableName(f, v)
+	for _, cv := range values {
+		name := callableName(cv.file, cv.v)
 		if name == "" {
 			continue
 		}
-		if s, ok := directCallee(f.Qualify(name)); ok {
+		if s, ok := directCallee(cv.file.Qualify(name)); ok {
 			if target == nil || !strings.Contains(target.Spelling, "cuda") && strings.Contains(s, "cuda") {
 				target = &Target{File: f, Call: c, Spelling: s}
 			}
 			continue
 		}
-		if r := p.resolveName(f, c.Function, name, 0); r != nil && (r.fn.Node == nil || !r.fn.Node.Contains(c.Node)) {
+		if r := p.resolveName(cv.file, cv.scope, name, 0); r != nil && (r.fn.Node == nil || !r.fn.Node.Contains(c.Node)) {
 			edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
 		}
 	}
@@ -1044,4 +1063,146 @@ func (p *project) classBases(f *pyparse.File, cls *pyparse.Class) []string {
 	}
 	visit(f, cls, 0)
 	return out
+}
+
+// fieldCall reads a call of a callable field of an object that a project class built with
+// that field given at construction, as a registry of device records does:
+//
+//	DEVICES = [DeviceSpec(name="cuda", empty_cache_fn=lambda: torch.cuda.empty_cache()), ...]
+//	for spec in DEVICES:
+//	    spec.empty_cache_fn()
+//
+// The receiver is bound to its constructions: the elements of the literal a `for` loop runs
+// over, the call it was assigned, or what a project function returns (a loop variable of
+// such a loop, `spec = find_device()`). Each value given for the field may run; the class
+// must declare the field in its body (a dataclass, NamedTuple or attrs field), so that the
+// keyword sets the attribute of that name. Like tableCall, it returns the cache-emptying
+// value as a target and an edge per project function among the values.
+func (p *project) fieldCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge) {
+	recv, field, ok := strings.Cut(c.Callee, ".")
+	if !ok || strings.Contains(field, ".") || recv == "self" || recv == "cls" || !isIdentifier(recv) {
+		return nil, nil
+	}
+	var values []callableValue
+	for _, k := range p.constructions(f, c.Function, recv, 0) {
+		if v := keywordArg(k.file, k.call, field); v != nil && p.declaresField(k.file, k.call, field) {
+			values = append(values, callableValue{k.file, k.file.EnclosingFunction(k.call), v})
+		}
+	}
+	return p.runValues(f, c, values)
+}
+
+// construction is a call that built an object a name may hold.
+type construction struct {
+	file *pyparse.File
+	call *pyparse.Node
+}
+
+// constructions are the calls that built what name holds in scope (nil: module level):
+// `for name in LITERAL` (or a name bound to one) gives the literal's calls, `name = CALL`
+// the call, and `name = fn(...)` what the project function fn returns, followed a few
+// functions deep.
+func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, name string, depth int) []construction {
+	if depth > 3 {
+		return nil
+	}
+	body := f.Root
+	if scope != nil {
+		body = scope.Body
+	}
+	var out []construction
+	walkScope(body, func(n *pyparse.Node) {
+		switch n.Kind {
+		case "for_statement":
+			if left := n.ChildByField("left"); left == nil || left.Kind != "identifier" || left.Text(f.Src) != name {
+				return
+			}
+			iter := n.ChildByField("right")
+			if iter != nil && iter.Kind == "identifier" {
+				iter = p.tables[f][iter.Text(f.Src)]
+			}
+			if iter == nil {
+				return
+			}
+			for _, e := range tableEntries(iter) {
+				if e.Kind == "call" {
+					out = append(out, construction{f, e})
+				}
+			}
+		case "assignment":
+			left, right := n.ChildByField("left"), n.ChildByField("right")
+			if left == nil || right == nil || left.Kind != "identifier" || left.Text(f.Src) != name || right.Kind != "call" {
+				return
+			}
+			callee := pyparse.DottedName(right.ChildByField("function"), f.Src)
+			if callee == "" {
+				return
+			}
+			if p.lookupClass(f, callee) != nil {
+				out = append(out, construction{f, right})
+				return
+			}
+			r := p.resolveName(f, scope, callee, 0)
+			if r == nil || r.fn.Body == nil {
+				return
+			}
+			walkScope(r.fn.Body, func(m *pyparse.Node) {
+				if m.Kind != "return_statement" {
+					return
+				}
+				if v := m.NamedChildren(); len(v) == 1 && v[0].Kind == "identifier" {
+					out = append(out, p.constructions(r.file, r.fn, v[0].Text(r.file.Src), depth+1)...)
+				}
+			})
+		}
+	})
+	return out
+}
+
+// walkScope visits the nodes of a body, not those of the functions and classes defined in it.
+func walkScope(body *pyparse.Node, visit func(n *pyparse.Node)) {
+	if body == nil {
+		return
+	}
+	body.Walk(func(n *pyparse.Node) bool {
+		if n != body && (n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda") {
+			return false
+		}
+		visit(n)
+		return true
+	})
+}
+
+// keywordArg is the value of the keyword argument name of a call, or nil.
+func keywordArg(f *pyparse.File, call *pyparse.Node, name string) *pyparse.Node {
+	args := call.ChildByField("arguments")
+	if args == nil {
+		return nil
+	}
+	for _, a := range args.NamedChildren() {
+		if a.Kind == "keyword_argument" {
+			if k := a.ChildByField("name"); k != nil && k.Text(f.Src) == name {
+				return a.ChildByField("value")
+			}
+		}
+	}
+	return nil
+}
+
+// declaresField reports whether the class a construction calls is a project class whose
+// body declares the field (`empty_cache_fn: Optional[Callable] = None`).
+func (p *project) declaresField(f *pyparse.File, call *pyparse.Node, field string) bool {
+	cr := p.lookupClass(f, pyparse.DottedName(call.ChildByField("function"), f.Src))
+	if cr == nil || cr.cls.Node == nil {
+		return false
+	}
+	found := false
+	walkScope(cr.cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+		if n.Kind == "assignment" {
+			if left := n.ChildByField("left"); left != nil && left.Kind == "identifier" && left.Text(cr.file.Src) == field {
+				found = true
+			}
+		}
+	})
+	return found
 }

@@ -51,6 +51,21 @@ var methodHelpers = map[string]string{
 	"accelerator.clear":       "accelerate's Accelerator.clear() calls free_memory(), which empties the cache",
 }
 
+// inspectsCallables are functions that take a function without calling it (Python's
+// documentation of the builtins, inspect, functools and weakref): a project function passed
+// to them is looked at, not run (`inspect.signature(self._rerank)`), so the call is no
+// callback of it.
+var inspectsCallables = map[string]bool{
+	"id": true, "hash": true, "repr": true, "str": true, "print": true, "type": true, "vars": true, "dir": true,
+	"isinstance": true, "issubclass": true, "callable": true, "hasattr": true, "getattr": true, "setattr": true,
+	"inspect.signature": true, "inspect.getfullargspec": true, "inspect.getsource": true, "inspect.getsourcelines": true,
+	"inspect.getfile": true, "inspect.getmodule": true, "inspect.getdoc": true, "inspect.unwrap": true,
+	"inspect.isfunction": true, "inspect.ismethod": true, "inspect.iscoroutinefunction": true,
+	"inspect.isgeneratorfunction": true, "inspect.isasyncgenfunction": true, "asyncio.iscoroutinefunction": true,
+	"functools.wraps": true, "functools.update_wrapper": true, "weakref.ref": true, "weakref.WeakMethod": true,
+	"typing.cast": true, "typing.get_type_hints": true,
+}
+
 // Needles are what a file must mention to be parsed at all, derived from the tables above
 // so that a spelling added there is found: the last name of every direct and library
 // spelling, every name helper, each method helper as a "receiver.method" pair (a file must
