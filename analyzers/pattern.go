@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -62,6 +63,12 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		if reOOMGate.MatchString(g.Text) {
 			return OOMRetry, fmt.Sprintf("gated by the OOM condition `%s` at line %d", g.Text, g.Node.Line())
 		}
+		if why := a.oomFlag(f, g); why != "" {
+			return OOMRetry, why
+		}
+	}
+	if why := a.afterSwallowedOOM(f, call); why != "" {
+		return OOMRetry, why
 	}
 	for _, l := range lc.Loops {
 		oom, ok := a.oomLoops[l.Node]
@@ -429,8 +436,11 @@ func modelSwitchNearby(f *pyparse.File, call *pyparse.Node) string {
 func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 	before, after := siblings(call, 4)
 	src := f.Src
-	for _, s := range append(before, after...) {
-		if why := switchStatement(f, s); why != "" {
+	// The nearest statements first: the one right before the call tells most.
+	near := append(slices.Clone(before), after...)
+	slices.Reverse(near[:len(before)])
+	for _, s := range near {
+		if why := switchStatement(f, s, false); why != "" {
 			return why
 		}
 		// `for hook in hooks: hook.offload()`, `if offload: ae = ae.cpu()` next to the call.
@@ -442,7 +452,7 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 					return false
 				}
 				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
-					why = switchStatement(f, m)
+					why = switchStatement(f, m, true)
 					return false
 				}
 				return true
@@ -470,14 +480,18 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 // set to None, a module moved to the CPU or the meta device (a discarded `.to("cpu")` or
 // `.cpu()` result can only be a module's: a tensor's copy would be thrown away), or a
 // model loaded or offloaded.
-func switchStatement(f *pyparse.File, s *pyparse.Node) string {
+//
+// nested marks a statement inside a loop, branch or `with` next to the call: moves of a
+// module onto a device count only beside the call (a loop moving blocks back and forth is
+// offloading inside the work, not a switch between models).
+func switchStatement(f *pyparse.File, s *pyparse.Node, nested bool) string {
 	src := f.Src
 	text := s.Text(src)
 	switch s.Kind {
 	case "delete_statement":
 		for _, t := range s.NamedChildren() {
 			for _, name := range deleteTargets(t, src) {
-				if reModelName.MatchString(name) {
+				if reModelName.MatchString(name) && !holdsOutput(f, s, name) {
 					return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())
 				}
 			}
@@ -524,6 +538,12 @@ func switchStatement(f *pyparse.File, s *pyparse.Node) string {
 			if offDevice(f, e[0]) {
 				return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
 			}
+			// `vae.to(org_device)`, `ae.cuda()` with the result thrown away: only a module's
+			// .to() works in place (a tensor's returns a copy), so this moves a model.
+			if fn := e[0].ChildByField("function"); !nested && fn != nil && fn.Kind == "attribute" && movesToDevice(f, e[0]) &&
+				!holdsOutput(f, s, pyparse.DottedName(fn.ChildByField("object"), src)) {
+				return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
+			}
 			if reLoadModel.MatchString(callee) {
 				return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
 			}
@@ -560,3 +580,270 @@ func deleteTargets(n *pyparse.Node, src []byte) []string {
 	}
 	return []string{n.Text(src)}
 }
+
+// afterSwallowedOOM reports a call that runs only after a context manager swallowed an
+// out-of-memory error: it follows a `with` block whose body always returns, so control
+// reaches it only when the body raised and the manager suppressed the error, and the manager
+// suppresses OOM (swallowsOOM). This is the retry the article recommends done with a context
+// manager: `with ignore_oom(): return f(x)`, then clear and call f again.
+func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) string {
+	scope := f.EnclosingFunction(call)
+	for n := call; n != nil && n.Parent != nil; n = n.Parent {
+		if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			return ""
+		}
+		if n.Parent.Kind != "block" && n.Parent.Kind != "module" {
+			continue
+		}
+		sibs := n.Parent.Children
+		for i := int(n.Index) - 1; i >= 0; i-- {
+			w := sibs[i]
+			if w.Kind != "with_statement" || !alwaysExits(w.ChildByField("body")) {
+				continue
+			}
+			for _, item := range w.Find(func(m *pyparse.Node) bool { return m.Kind == "with_clause" }).NamedChildren() {
+				v := item.ChildByField("value")
+				if v != nil && v.Kind == "as_pattern" && len(v.NamedChildren()) > 0 {
+					v = v.NamedChildren()[0]
+				}
+				if why := a.swallowsOOM(f, scope, v); why != "" {
+					return fmt.Sprintf("runs only after `with %s:` at line %d swallowed an out-of-memory error (%s; its body returns)",
+						shorten(v.Text(f.Src)), w.Line(), why)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// alwaysExits reports a block whose last statement returns or raises.
+func alwaysExits(body *pyparse.Node) bool {
+	if body == nil {
+		return false
+	}
+	var last *pyparse.Node
+	for _, c := range body.NamedChildren() {
+		if c.Kind != "comment" {
+			last = c
+		}
+	}
+	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
+}
+
+// swallowsOOM says how a context manager expression suppresses an out-of-memory error, ""
+// when it does not or cannot be told: `contextlib.suppress` of an OOM type (or a broad
+// one), a project `@contextmanager` generator whose try around the yield catches OOM without
+// raising again, or a project class whose `__exit__` returns true for one (Python's data
+// model: a true return from __exit__ suppresses the exception).
+func (a *classifier) swallowsOOM(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node) string {
+	if v == nil || v.Kind != "call" {
+		return ""
+	}
+	name := pyparse.DottedName(v.ChildByField("function"), f.Src)
+	if name == "" {
+		return ""
+	}
+	if f.Qualify(name) == "contextlib.suppress" {
+		if args := v.ChildByField("arguments"); args != nil {
+			for _, e := range args.NamedChildren() {
+				q := f.Qualify(pyparse.DottedName(e, f.Src))
+				if strings.HasSuffix(q, "OutOfMemoryError") || isBroadException(q) {
+					return "contextlib.suppress catches it"
+				}
+			}
+		}
+		return ""
+	}
+	p := a.g.Project
+	if cr := p.lookupClass(f, name); cr != nil {
+		if exit := p.findMethod(cr.file, cr.cls, "__exit__", 0); exit != nil && exit.fn.Body != nil {
+			body := exit.fn.Body.Text(exit.file.Src)
+			suppresses := false
+			walkOwn(exit.fn.Body, func(m *pyparse.Node) {
+				if m.Kind == "return_statement" {
+					if r := m.NamedChildren(); len(r) > 0 && r[0].Kind != "false" && r[0].Kind != "none" {
+						suppresses = true
+					}
+				}
+			})
+			if suppresses && (strings.Contains(body, "OutOfMemoryError") || reOOMCheck.MatchString(body)) {
+				return fmt.Sprintf("`%s.__exit__` returns true for it", cr.cls.Name)
+			}
+		}
+		return ""
+	}
+	r := p.resolveName(f, scope, name, 0)
+	if r == nil || r.fn.Body == nil || !decoratedWith(r.file, r.fn, "contextmanager") {
+		return ""
+	}
+	why := ""
+	walkOwn(r.fn.Body, func(m *pyparse.Node) {
+		if why != "" || m.Kind != "try_statement" {
+			return
+		}
+		body := m.ChildByField("body")
+		if body == nil || body.Find(func(y *pyparse.Node) bool { return y.Kind == "yield" }) == nil {
+			return
+		}
+		for _, clause := range m.NamedChildren() {
+			if clause.Kind != "except_clause" {
+				continue
+			}
+			k := exceptKindOf(r.file, clause)
+			h := handlerBody(clause)
+			if (k.oom || k.broad != nil || k.bare) && h != nil && h.Find(func(x *pyparse.Node) bool { return x.Kind == "raise_statement" }) == nil {
+				why = fmt.Sprintf("`%s()` catches it around its yield at line %d", r.fn.Name, clause.Line())
+			}
+		}
+	})
+	return why
+}
+
+// decoratedWith reports a function with a decorator whose name ends in suffix
+// (`@contextlib.contextmanager`, `@contextmanager`).
+func decoratedWith(f *pyparse.File, fn *pyparse.Function, suffix string) bool {
+	for _, d := range fn.Decorators {
+		if strings.HasSuffix(strings.TrimSpace(strings.TrimPrefix(d.Text(f.Src), "@")), suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsOutput reports a name last bound, before s in its function, to what a model returned:
+// `g = netG(real)` makes g a tensor, whatever its name, so `del g` frees no model. A name bound
+// to a loader, a constructor or a module method (`.to()`, `.cuda()`) holds a model, and one not
+// bound in the function (a parameter) is judged by its name elsewhere.
+func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
+	if name == "" {
+		return false
+	}
+	var last *pyparse.Node
+	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
+		if m.Kind == "assignment" && m.Start < s.Start {
+			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
+				last = m
+			}
+		}
+	})
+	if last == nil {
+		return false
+	}
+	right := last.ChildByField("right")
+	switch {
+	case right == nil:
+		return false
+	case right.Kind == "binary_operator" || right.Kind == "unary_operator":
+		return true // arithmetic on tensors
+	case right.Kind != "call":
+		return false
+	}
+	callee := pyparse.DottedName(right.ChildByField("function"), f.Src)
+	if callee == "" {
+		return false
+	}
+	lastPart := callee[strings.LastIndex(callee, ".")+1:]
+	switch {
+	case reLoadModel.MatchString(lastPart), reModuleMethod.MatchString(lastPart), lastPart != "" && unicode.IsUpper(rune(lastPart[0])):
+		return false // a loader, a module method returning the module, a constructor
+	}
+	// The model itself called on data (`netG(real)`, `self.model(x)`): its output. A function
+	// (imported, or defined in the file) is a factory, whatever its name (`get_peft_model`).
+	if f.Qualify(callee) != callee || definesFunction(f, callee) {
+		return false
+	}
+	return reModelName.MatchString(callee)
+}
+
+// definesFunction reports a function of that name defined in the file.
+func definesFunction(f *pyparse.File, name string) bool {
+	for _, fn := range f.Functions {
+		if fn.Name == name && fn.Class == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// reModuleMethod: nn.Module methods that return the module itself.
+var reModuleMethod = regexp.MustCompile(`^(to|cuda|cpu|half|float|double|bfloat16|eval|train|requires_grad_|to_empty|xpu|npu|mps)$`)
+
+// oomFlag reports a gate on a flag that only an out-of-memory handler sets, whatever its
+// name: `failed = True` in `except torch.cuda.OutOfMemoryError:` (or under an OOM test in a
+// broad handler), then `if failed:` clear and retry after the try statement, as CL005's fix
+// recommends. Assignments of False or None are resets; any other place that sets it makes
+// it no OOM flag.
+func (a *classifier) oomFlag(f *pyparse.File, g *gate) string {
+	n := g.Node
+	for n != nil && n.Kind == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
+		n = n.NamedChildren()[0]
+	}
+	if n == nil || n.Kind != "identifier" || g.Negate {
+		return ""
+	}
+	name, scope := n.Text(f.Src), scopeOf(f, n)
+	line := 0
+	for _, b := range a.bindingsOf(f)[name] {
+		if b.scope != scope || b.node.Kind != "assignment" {
+			continue
+		}
+		if r := b.node.ChildByField("right"); r == nil || r.Kind == "false" || r.Kind == "none" {
+			continue
+		}
+		var clause *pyparse.Node
+		oomTest := false
+		for m := b.node.Parent; m != nil && m != scope; m = m.Parent {
+			if m.Kind == "if_statement" {
+				if c := m.ChildByField("condition"); c != nil && (reOOMCheck.MatchString(c.Text(f.Src)) || strings.Contains(c.Text(f.Src), "OutOfMemoryError")) {
+					oomTest = true
+				}
+			}
+			if m.Kind == "except_clause" {
+				clause = m
+				break
+			}
+		}
+		if clause == nil {
+			return ""
+		}
+		if k := exceptKindOf(f, clause); !k.oom && !k.memory && !oomTest {
+			return ""
+		}
+		line = clause.Line()
+	}
+	if line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("gated by `%s`, which only the out-of-memory handler at line %d sets", name, line)
+}
+
+// movesToDevice reports `x.cuda()`, or `x.to(device)` with a device: a positional argument
+// that is no dtype, or `device=` (`x.to(dtype=torch.float32)` only casts).
+func movesToDevice(f *pyparse.File, call *pyparse.Node) bool {
+	fn := call.ChildByField("function")
+	switch fn.ChildByField("attribute").Text(f.Src) {
+	case "cuda":
+		return true
+	case "to":
+	default:
+		return false
+	}
+	args := call.ChildByField("arguments")
+	if args == nil {
+		return false
+	}
+	for _, a := range args.NamedChildren() {
+		switch {
+		case a.Kind == "keyword_argument":
+			if k := a.ChildByField("name"); k != nil && k.Text(f.Src) == "device" {
+				return true
+			}
+		case !reDtype.MatchString(a.Text(f.Src)):
+			return true
+		}
+	}
+	return false
+}
+
+// reDtype: a dtype argument (`torch.float16`, `dtype`, `weight_dtype`).
+var reDtype = regexp.MustCompile(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp32|double|int\d*|u?int8|bool)$|dtype$`)
