@@ -1249,6 +1249,10 @@ func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own 
 			why = "`" + callee + "()`"
 		case reModelCall.MatchString(callee) && !reUtilityVerb.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && !classReceiver(callee) && a.resolveCall(f, m) == nil:
 			why = "`" + callee + "(...)`"
+		case a.moduleForward(f, m, callee):
+			// `self.forward(chunk)`, `self.model.forward(x)`: a module's forward is a model
+			// forward, whatever the module's forward itself calls.
+			why = "`" + callee + "(...)`"
 		default:
 			if r := a.resolveCall(f, m); r != nil {
 				if w := a.funcRunsStep(r, depth+1); w != "" {
@@ -1336,3 +1340,30 @@ func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
 	}
 	return fmt.Sprintf("fixed when its records were built (line %d)", ks[0].call.Line())
 }
+
+// moduleForward reports a call of a module's forward method: `x.forward(...)` where the
+// method resolves to a `forward` of a project class that subclasses a torch module (its
+// bases name `Module` or a `*PreTrainedModel`/`*Model` class), or to none that can be told
+// apart (`self.model.forward(...)` on an attribute cachelint cannot type).
+func (a *classifier) moduleForward(f *pyparse.File, call *pyparse.Node, callee string) bool {
+	if !strings.HasSuffix(callee, ".forward") || classReceiver(callee) {
+		return false
+	}
+	r := a.resolveCall(f, call)
+	if r == nil {
+		return true
+	}
+	if r.fn.Class == nil || r.fn.Name != "forward" {
+		return false
+	}
+	for _, b := range a.g.Project.classBases(r.file, r.fn.Class) {
+		if reModuleBase.MatchString(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// reModuleBase: a base class that makes a torch module (`nn.Module`, `torch.nn.Module`,
+// `PreTrainedModel`, `LlamaPreTrainedModel`, `ModelMixin`, `pl.LightningModule`).
+var reModuleBase = regexp.MustCompile(`(^|\.)(Module|\w*PreTrainedModel|\w*ModelMixin|LightningModule|\w*Model)$`)

@@ -129,3 +129,25 @@ def sweep_cases(cases, model, StateConfig):
     for case in cases:
         StateConfig.from_model(model)  # a class method, not a forward of the model
         torch.cuda.empty_cache()  # want "CL004"
+
+
+class ChunkedLM(torch.nn.Module):
+    def forward(self, x):
+        return self.layers(x)
+
+    def prefill(self, tokens, chunk):
+        # A module's own forward per chunk: each iteration is one model forward.
+        for i in range(0, len(tokens), chunk):
+            self.forward(tokens[i:i + chunk])
+            torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration .* runs `self.forward\\(...\\)`"
+
+
+class Relay:
+    def forward(self, x):
+        return x
+
+    def relay_all(self, items):
+        # `forward` of a class that is no module: not a model forward.
+        for item in items:
+            self.forward(item)
+            torch.cuda.empty_cache()  # want "CL004 torch.cuda.empty_cache.. runs on every iteration of the loop"
