@@ -45,7 +45,7 @@ func newTraceFixture(t *testing.T) traceFixture {
 	}
 	fx := traceFixture{proj: abs("proj"), faketorch: abs("faketorch")}
 	t.Setenv("PYTHONPATH", fx.faketorch)
-	for _, k := range []string{"FAKE_TORCH_GROWTH_BYTES", "FAKE_TORCH_TOTAL_BYTES", "FAKE_TORCH_STEP_BYTES"} {
+	for _, k := range []string{"FAKE_TORCH_GROWTH_BYTES", "FAKE_TORCH_TOTAL_BYTES", "FAKE_TORCH_STEP_BYTES", "FAKE_TORCH_MEMINFO_S"} {
 		t.Setenv(k, "")
 	}
 	return fx
@@ -188,6 +188,21 @@ func TestTraceInference(t *testing.T) {
 	}
 	if n := strings.Count(string(data), "ran "); n != 2 {
 		t.Errorf("the user's sitecustomize ran %d times, want 2 (launcher and child)", n)
+	}
+}
+
+// TestTraceGuardCost: the free-memory guard's driver call (mem_get_info, 2 ms in the fake)
+// is made when a window opens, outside the timed steps, not at each skipped call: at each
+// call it would make the windows without the calls slower, and the site cheaper than it is
+// by that much.
+func TestTraceGuardCost(t *testing.T) {
+	fx := newTraceFixture(t)
+	t.Setenv("FAKE_TORCH_MEMINFO_S", "0.002")
+	res := fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "infer.py"), "200"},
+		Sites: []StaticSite{{File: filepath.Join(fx.proj, "infer.py"), Line: 19, Rule: "CL001"}}})
+	s := siteAt(t, res, "infer.py", 19)
+	if !s.Measured || !within1(s.PerStepUs, fakeEmptyUs+fakeRefillUs) || s.LowUs != s.HighUs || len(s.PairsUs) != s.Pairs {
+		t.Errorf("site %+v: per step %.1f µs, want %.0f", s, s.PerStepUs, fakeEmptyUs+fakeRefillUs)
 	}
 }
 

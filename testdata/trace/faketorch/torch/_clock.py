@@ -23,6 +23,7 @@ REFILL_S = _env("FAKE_TORCH_REFILL_S", 0.003)
 STEP_BYTES = _env("FAKE_TORCH_STEP_BYTES", 4 << 30)
 TOTAL = _env("FAKE_TORCH_TOTAL_BYTES", 80 << 30)
 GROWTH = _env("FAKE_TORCH_GROWTH_BYTES", 0)
+MEMINFO_S = _env("FAKE_TORCH_MEMINFO_S", 0.0)  # what one mem_get_info() costs (a driver call)
 
 
 class Allocator:

@@ -12,6 +12,7 @@ def memory_reserved(device=None):
 
 
 def mem_get_info(device=None):
+    _clock.advance(_clock.MEMINFO_S)
     return _clock.TOTAL - _clock.ALLOC.reserved, _clock.TOTAL
 
 
