@@ -6,8 +6,8 @@
 set -u
 OUT=${OUT:?set OUT}
 W=${WORKLOADS:-"mlp diffusion vit lm cnn seg"}
-STEPS=${STEPS:-360}
-WINDOW=${WINDOW:-16}
+STEPS=${STEPS:-720}
+WINDOW=${WINDOW:-10}
 D=$(mktemp -d)
 CL=$PWD/.devbin/cachelint
 PROBE=$PWD/.devbin/probe
@@ -54,9 +54,9 @@ PY
 }
 for w in $W; do
   echo "== $w: benchmark"
-  timeout 200 python3 ab_bench.py "$w" "$D/bench-$w.json" "$D/snap-$w.json" || echo "bench exit $?"
+  timeout 240 python3 ab_bench.py "$w" "$D/bench-$w.json" "$D/snap-$w.json" || echo "bench exit $?"
   echo "== $w: cachelint trace"
-  timeout 150 "$CL" trace --no-progress --window "$WINDOW" --json "$D/trace-$w.json" -- python3 train_one.py "$w" "$STEPS"; echo "trace exit $?"
+  timeout 200 "$CL" trace --no-progress --window "$WINDOW" --json "$D/trace-$w.json" -- python3 train_one.py "$w" "$STEPS"; echo "trace exit $?"
   if [ -f "$D/bench-$w.json" ]; then
     read -r sync step < <(python3 -c "import json; d=json.load(open('$D/bench-$w.json')); print(max(d['sync_ms'],0), d['step_ms'])")
     echo "== $w: probe --sync-ms $sync --step-ms $step"
