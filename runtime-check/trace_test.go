@@ -3,6 +3,7 @@ package runtimecheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"github.com/cachelint/cachelint/internal/units"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func newTraceFixture(t *testing.T) traceFixture {
 	}
 	fx := traceFixture{proj: abs("proj"), faketorch: abs("faketorch")}
 	t.Setenv("PYTHONPATH", fx.faketorch)
-	for _, k := range []string{"FAKE_TORCH_GROWTH_BYTES", "FAKE_TORCH_TOTAL_BYTES", "FAKE_TORCH_STEP_BYTES", "FAKE_TORCH_MEMINFO_S"} {
+	for _, k := range []string{"FAKE_TORCH_GROWTH_BYTES", "FAKE_TORCH_TOTAL_BYTES", "FAKE_TORCH_STEP_BYTES", "FAKE_TORCH_MEMINFO_S", "FAKE_TORCH_COUNTS"} {
 		t.Setenv(k, "")
 	}
 	return fx
@@ -203,6 +204,28 @@ func TestTraceGuardCost(t *testing.T) {
 	s := siteAt(t, res, "infer.py", 19)
 	if !s.Measured || !within1(s.PerStepUs, fakeEmptyUs+fakeRefillUs) || s.LowUs != s.HighUs || len(s.PairsUs) != s.Pairs {
 		t.Errorf("site %+v: per step %.1f µs, want %.0f", s, s.PerStepUs, fakeEmptyUs+fakeRefillUs)
+	}
+}
+
+// TestTraceLightCalls: at each call the shim reads the allocator's nested stats, never
+// memory_stats() or memory_reserved(), which flatten and sort every statistic in Python
+// (about half a millisecond, enough to slow the call it precedes).
+func TestTraceLightCalls(t *testing.T) {
+	fx := newTraceFixture(t)
+	counts := filepath.Join(t.TempDir(), "counts.json")
+	t.Setenv("FAKE_TORCH_COUNTS", counts)
+	fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "infer.py"), "200"},
+		Sites: []StaticSite{{File: filepath.Join(fx.proj, "infer.py"), Line: 19, Rule: "CL001"}}})
+	data, err := os.ReadFile(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n map[string]int
+	if err := json.Unmarshal(data, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n["nested"] < 200 || n["memory_stats"] != 0 {
+		t.Errorf("stats reads %v: want a nested read at each of the 200 calls and no flattened one", n)
 	}
 }
 
