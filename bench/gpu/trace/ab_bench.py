@@ -6,7 +6,8 @@ its ends only, and each with-phase is compared with the mean of the plain phases
 side of it, so drift cancels. A memory_snapshot() taken just before a call goes to
 SNAPSHOT for `cachelint probe --torch-stats`.
 
-Usage: python3 ab_bench.py NAME OUT.json SNAPSHOT.json [K] [PAIRS]  (defaults 20, 12)
+Usage: python3 ab_bench.py NAME OUT.json SNAPSHOT.json [K] [PAIRS] [SYNC_PAIRS]
+(defaults 20, 12, max(3, PAIRS / 4); SYNC_PAIRS 0 leaves the synchronize() phases out)
 """
 
 import json
@@ -37,7 +38,7 @@ def phase(step, start, n, after):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-def main(name, out, snapshot, k=20, pairs=12):
+def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
     step = WORKLOADS[name]()
     i = 0
     phase(step, i, 2 * k, None)
@@ -52,7 +53,11 @@ def main(name, out, snapshot, k=20, pairs=12):
         json.dump(torch.cuda.memory_snapshot(), f)
     torch.cuda.empty_cache()
     res = {}
-    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, max(3, pairs // 4))):
+    if sync_pairs is None:
+        sync_pairs = max(3, pairs // 4)
+    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, sync_pairs)):
+        if n == 0:
+            continue
         plain = [phase(step, i, k, None)]
         i += k + 1
         other = []
@@ -66,7 +71,8 @@ def main(name, out, snapshot, k=20, pairs=12):
                      "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
                      "diffs_ms": diffs, "plain_ms": plain, "other_ms": other}
     doc = {"workload": name, "torch": torch.__version__, "device": torch.cuda.get_device_name(), "k": k,
-           "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"], "sync_ms": res["synchronize"]["per_step_ms"],
+           "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"],
+           "sync_ms": res["synchronize"]["per_step_ms"] if "synchronize" in res else None,
            "step_ms": res["empty_cache"]["step_ms"], "phases": res}
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
