@@ -20,6 +20,20 @@ export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
 python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
 cd bench/gpu/trace || exit 2
+# What the shim's per-call reads cost (runtime-check/shim: _reserved).
+python3 - <<'PY'
+import time, torch
+xs = [torch.empty(n << 20, dtype=torch.uint8, device="cuda") for n in (1, 3, 30, 300)]
+for name, f in (("memory_reserved()", torch.cuda.memory_reserved),
+                ("memory_stats_as_nested_dict()", torch.cuda.memory.memory_stats_as_nested_dict),
+                ("mem_get_info()", torch.cuda.mem_get_info)):
+    for _ in range(100):
+        f()
+    t = time.perf_counter()
+    for _ in range(2000):
+        f()
+    print("%-32s %.1f us a read" % (name, (time.perf_counter() - t) / 2000 * 1e6))
+PY
 summary() {
 python3 - "$D" $W <<'PY' > "$OUT/trace-summary.txt"
 import json, os, statistics, sys
