@@ -89,15 +89,17 @@ type MeasuredSite struct {
 	InHandler    int     `json:"in_handler"`
 	CallsPerStep float64 `json:"calls_per_step"`
 	// Measured is false when the site was only observed; Reason then says why.
-	Measured   bool    `json:"measured"`
-	Reason     string  `json:"reason,omitempty"`
-	PerStepUs  float64 `json:"per_step_us,omitempty"`
-	LowUs      float64 `json:"low_us,omitempty"`
-	HighUs     float64 `json:"high_us,omitempty"`
-	PerCallUs  float64 `json:"per_call_us,omitempty"`
-	Pairs      int     `json:"pairs,omitempty"`
-	StepUs     float64 `json:"step_us,omitempty"`
-	StepUsSkip float64 `json:"step_us_without,omitempty"`
+	Measured  bool    `json:"measured"`
+	Reason    string  `json:"reason,omitempty"`
+	PerStepUs float64 `json:"per_step_us,omitempty"`
+	LowUs     float64 `json:"low_us,omitempty"`
+	HighUs    float64 `json:"high_us,omitempty"`
+	PerCallUs float64 `json:"per_call_us,omitempty"`
+	Pairs     int     `json:"pairs,omitempty"`
+	// PairsUs are the pairs' differences (step time with - without), in run order.
+	PairsUs    []float64 `json:"pairs_us,omitempty"`
+	StepUs     float64   `json:"step_us,omitempty"`
+	StepUsSkip float64   `json:"step_us_without,omitempty"`
 	// Memory with the calls (plain windows) and without them (this site's skip windows).
 	PeakReserved     uint64 `json:"peak_reserved_bytes"`
 	PeakReservedSkip uint64 `json:"peak_reserved_bytes_without,omitempty"`
@@ -287,7 +289,7 @@ func summarise(procs []traceProcess, root string, samples []gpuSample) (TraceRun
 		switch {
 		case len(a.diffs) > 0:
 			st := statOf(a.diffs)
-			m.Measured, m.Pairs = true, st.N
+			m.Measured, m.Pairs, m.PairsUs = true, st.N, a.diffs
 			m.PerStepUs, m.LowUs, m.HighUs = st.Median, st.Min, st.Max
 			if m.CallsPerStep > 0 {
 				m.PerCallUs = m.PerStepUs / m.CallsPerStep

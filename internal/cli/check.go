@@ -59,7 +59,7 @@ func runCheck(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 	fs.StringVar(&cf.baseline, "baseline", "", "report only findings not recorded in this baseline `FILE`")
 	fs.StringVar(&cf.writeBaseline, "write-baseline", "", "record the current findings in `FILE` and exit 0")
 	fs.BoolVar(&cf.addNoqa, "add-noqa", false, "add '# noqa: CODE' comments to silence every current finding")
-	fs.StringVar(&cf.costProfile, "cost-profile", "", "cost profile `FILE` written by 'cachelint probe --json': add the estimated cost on that GPU to findings")
+	fs.StringVar(&cf.costProfile, "cost-profile", "", "cost profile `FILE` written by 'cachelint probe --json' (estimated) or 'cachelint trace --json' (measured in your run): add the call's cost on that GPU to findings")
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

@@ -1,12 +1,13 @@
 """Independent benchmark (no shim) of what torch.cuda.empty_cache() after every step costs
 per step, for one workload of workloads.py: phases of K steps without the call alternate
 with phases with it (and, for the probe's --sync-ms, with torch.cuda.synchronize() after
-every step); each timed phase is synchronised at its ends only, and each with-phase is
-compared with the mean of the plain phases either side of it, so drift cancels. A
-memory_snapshot() taken just before a call goes to SNAPSHOT for `cachelint probe
---torch-stats`.
+every step); each phase starts with an untimed step (see phase()) and is synchronised at
+its ends only, and each with-phase is compared with the mean of the plain phases either
+side of it, so drift cancels. A memory_snapshot() taken just before a call goes to
+SNAPSHOT for `cachelint probe --torch-stats`.
 
-Usage: python3 ab_bench.py NAME OUT.json SNAPSHOT.json [K] [PAIRS]
+Usage: python3 ab_bench.py NAME OUT.json SNAPSHOT.json [K] [PAIRS] [SYNC_PAIRS]
+(defaults 20, 12, max(3, PAIRS / 4); SYNC_PAIRS 0 leaves the synchronize() phases out)
 """
 
 import json
@@ -20,9 +21,16 @@ from workloads import WORKLOADS
 
 
 def phase(step, start, n, after):
+    """n + 1 steps, the first one untimed: it settles the phase (it pays the refill of the
+    last phase's final call, or is the first step after a call, for a phase with calls), so
+    a timed phase with the call holds n steps, n calls and n refills, and one without holds
+    none of them: what `cachelint trace` times in a window."""
+    step(start)
+    if after is not None:
+        after()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for i in range(start, start + n):
+    for i in range(start + 1, start + 1 + n):
         step(i)
         if after is not None:
             after()
@@ -30,14 +38,14 @@ def phase(step, start, n, after):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-def main(name, out, snapshot, k=20, pairs=6):
+def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
     step = WORKLOADS[name]()
     i = 0
     phase(step, i, 2 * k, None)
-    i += 2 * k
+    i += 2 * k + 1
     # The snapshot where the call would run, in the regime the per-step call creates.
     phase(step, i, 3, torch.cuda.empty_cache)
-    i += 3
+    i += 4
     step(i)
     i += 1
     torch.cuda.synchronize()
@@ -45,20 +53,26 @@ def main(name, out, snapshot, k=20, pairs=6):
         json.dump(torch.cuda.memory_snapshot(), f)
     torch.cuda.empty_cache()
     res = {}
-    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, max(2, pairs // 2))):
+    if sync_pairs is None:
+        sync_pairs = max(3, pairs // 4)
+    for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, sync_pairs)):
+        if n == 0:
+            continue
         plain = [phase(step, i, k, None)]
-        i += k
+        i += k + 1
         other = []
         for _ in range(n):
             other.append(phase(step, i, k, after))
-            i += k
+            i += k + 1
             plain.append(phase(step, i, k, None))
-            i += k
+            i += k + 1
         diffs = [o - (plain[j] + plain[j + 1]) / 2 for j, o in enumerate(other)]
         res[kind] = {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
-                     "step_ms": statistics.median(plain), "with_ms": statistics.median(other)}
+                     "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
+                     "diffs_ms": diffs, "plain_ms": plain, "other_ms": other}
     doc = {"workload": name, "torch": torch.__version__, "device": torch.cuda.get_device_name(), "k": k,
-           "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"], "sync_ms": res["synchronize"]["per_step_ms"],
+           "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"],
+           "sync_ms": res["synchronize"]["per_step_ms"] if "synchronize" in res else None,
            "step_ms": res["empty_cache"]["step_ms"], "phases": res}
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)

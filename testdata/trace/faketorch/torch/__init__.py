@@ -6,7 +6,8 @@ Costs come from the environment (seconds): FAKE_TORCH_STEP_S (one step's work),
 FAKE_TORCH_EMPTY_S (one empty_cache() that releases something), FAKE_TORCH_REFILL_S (the
 refill of what was released, paid by the next step), FAKE_TORCH_STEP_BYTES (what one step
 needs reserved), FAKE_TORCH_TOTAL_BYTES (device memory), FAKE_TORCH_GROWTH_BYTES (what each
-step without a release adds to the cache: fragmentation).
+step without a release adds to the cache: fragmentation), FAKE_TORCH_MEMINFO_S (one
+mem_get_info(), a driver call).
 """
 
 import time as _time

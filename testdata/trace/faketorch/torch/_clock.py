@@ -23,6 +23,29 @@ REFILL_S = _env("FAKE_TORCH_REFILL_S", 0.003)
 STEP_BYTES = _env("FAKE_TORCH_STEP_BYTES", 4 << 30)
 TOTAL = _env("FAKE_TORCH_TOTAL_BYTES", 80 << 30)
 GROWTH = _env("FAKE_TORCH_GROWTH_BYTES", 0)
+MEMINFO_S = _env("FAKE_TORCH_MEMINFO_S", 0.0)  # what one mem_get_info() costs (a driver call)
+
+
+COUNTS = {}
+
+
+def count(name):
+    """Counts calls of name; written at exit to FAKE_TORCH_COUNTS (a JSON file) when set."""
+    COUNTS[name] = COUNTS.get(name, 0) + 1
+
+
+def _write_counts():
+    path = os.environ.get("FAKE_TORCH_COUNTS")
+    if path:
+        import json
+
+        with open(path, "w") as f:
+            json.dump(COUNTS, f)
+
+
+import atexit  # noqa: E402
+
+atexit.register(_write_counts)
 
 
 class Allocator:
