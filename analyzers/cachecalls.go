@@ -214,6 +214,18 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 			}
 		}
 	}
+	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
+	for _, f := range res.Files {
+		for _, c := range f.Entered {
+			for _, cr := range proj.managerClasses(f, c) {
+				for _, name := range []string{"__enter__", "__exit__"} {
+					if r := proj.findMethod(cr.file, cr.cls, name, 0); r != nil && r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
+						edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
+					}
+				}
+			}
+		}
+	}
 	// Helpers: functions whose own body holds a target, then their callers' functions,
 	// transitively. The visited set makes recursion and cycles terminate.
 	var queue []*pyparse.Function

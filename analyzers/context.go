@@ -686,6 +686,9 @@ func (a *classifier) runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 			setOnlyInInit(f, cond) || (cond.Kind == "identifier" && a.boolSwitch(f, cond, 0))
 	case "comparison_operator":
 		parts := cond.NamedChildren()
+		if len(parts) == 2 && cond.HasChild("in") && f.Qualify(pyparse.DottedName(parts[1], f.Src)) == "sys.modules" {
+			return true // `"bitsandbytes" in sys.modules`: which libraries the run imported
+		}
 		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
 			return false
 		}
@@ -865,7 +868,7 @@ var (
 	// `mode == "train"`): true on every step of a training loop.
 	reTrainMode = regexp.MustCompile(`^\s*[\w.\[\]]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
-	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\bdevice(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
+	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\b(device|accelerator)(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.
 	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b|\b(num_processes|world_size)\s*(==|<=|<|>|>=|!=)\s*1\b`)
 	// reControlFlag: the Trainer's control and state flags are set by its callbacks on

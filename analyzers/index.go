@@ -1206,3 +1206,66 @@ func (p *project) declaresField(f *pyparse.File, call *pyparse.Node, field strin
 	})
 	return found
 }
+
+// managerClasses are the project classes whose instance a `with` item may enter: the class
+// a call constructs (`with Offload(model):`), or what a name or a `self.attr` was bound to,
+// followed through the functions that return it (`self.ctx = get_offload_ctx(model)` with
+// `return Offload(model)` or a local bound to one). A generator-based manager is a call of
+// the generator function, already an edge.
+func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
+	return p.valueClasses(f, c.Function, c.Node, 0)
+}
+
+func (p *project) valueClasses(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node, depth int) []*classRef {
+	if v == nil || depth > 3 {
+		return nil
+	}
+	var out []*classRef
+	switch v.Kind {
+	case "call":
+		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
+		if callee == "" {
+			return nil
+		}
+		if cr := p.lookupClass(f, callee); cr != nil {
+			return []*classRef{cr}
+		}
+		r := p.resolveName(f, scope, callee, 0)
+		if r == nil || r.fn.Body == nil {
+			return nil
+		}
+		walkScope(r.fn.Body, func(m *pyparse.Node) {
+			if m.Kind == "return_statement" {
+				if rv := m.NamedChildren(); len(rv) == 1 {
+					out = append(out, p.valueClasses(r.file, r.fn, rv[0], depth+1)...)
+				}
+			}
+		})
+	case "identifier":
+		name := v.Text(f.Src)
+		body := f.Root
+		if scope != nil {
+			body = scope.Body
+		}
+		walkScope(body, func(m *pyparse.Node) {
+			if m.Kind == "assignment" && m.Start < v.Start {
+				if l := m.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
+					out = append(out, p.valueClasses(f, scope, m.ChildByField("right"), depth+1)...)
+				}
+			}
+		})
+	case "attribute":
+		obj, attr := v.ChildByField("object"), v.ChildByField("attribute")
+		cls := methodClass(scope)
+		if obj == nil || attr == nil || obj.Text(f.Src) != "self" || cls == nil {
+			return nil
+		}
+		name := attr.Text(f.Src)
+		selfAssignments(f, cls, func(m *pyparse.Function, a string, value *pyparse.Node) {
+			if a == name {
+				out = append(out, p.valueClasses(f, m, value, depth+1)...)
+			}
+		})
+	}
+	return out
+}

@@ -90,6 +90,9 @@ func what(r *Record) string {
 	if len(r.Via) == 0 {
 		return r.Target.Spelling + "()"
 	}
+	if c := r.Via[0].Callee; c.Class != nil && strings.HasPrefix(c.Name, "__") {
+		return c.Class.Name + "." + c.Name + "()" // `with ctx:` entering OffloadActivations
+	}
 	return r.Via[0].Callee.Name + "()"
 }
 

@@ -29,6 +29,11 @@ type File struct {
 	Functions   []*Function
 	Classes     []*Class
 	Calls       []*Call
+	// Entered are the context managers `with` statements enter, one per item, as calls of
+	// their `__enter__` (Node and Func are the manager expression, Args is nil, Callee is
+	// its dotted text, "" when it is no dotted chain or call of one): entering runs the
+	// manager's __enter__ and leaving its __exit__.
+	Entered []*Call
 
 	// TokenFile positions this file in an analysis Pass's FileSet (set by the Analyzer).
 	TokenFile *token.File
@@ -168,6 +173,13 @@ func (f *File) buildModel(root *Node) {
 			fn = nil
 			if name := n.ChildByField("name"); name != nil && name.Kind == "identifier" {
 				fn = f.addFunction(n, name.Text(src), scope, top.fn)
+			}
+		case "with_item":
+			if v := n.ChildByField("value"); v != nil {
+				if v.Kind == "as_pattern" && len(v.Children) > 0 {
+					v = v.Children[0]
+				}
+				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
 			}
 		case "call":
 			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
