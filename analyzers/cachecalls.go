@@ -75,6 +75,11 @@ type CallGraph struct {
 func runCacheCalls(pass *driver.Pass) (any, error) {
 	ctx := pass.Context
 	res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
+	progress := pass.Settings.Progress
+	if progress != nil {
+		res.Counter = &progress.Parsed
+		progress.Round.Store(1)
+	}
 	extra := map[string]bool{}
 	for _, e := range pass.Settings.ExtraHelpers {
 		if e = strings.TrimSpace(e); e != "" {
@@ -94,6 +99,9 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	round := 1
 	needles := append([]string(nil), first...)
 	for ; ; round++ {
+		if progress != nil {
+			progress.Round.Store(int32(round))
+		}
 		proj.reindex()
 		g = buildGraph(proj, res, extra)
 		var fresh []string

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Result is the parsed project: the files in scope, parsed as far as the prefilter lets
@@ -24,6 +25,9 @@ type Result struct {
 	Failures []Failure
 	// Seen is the number of files in scope; Parsed how many were parsed.
 	Seen, Parsed int
+	// Counter, when set, is incremented as each file is parsed, for a progress line read
+	// while the parse runs.
+	Counter *atomic.Int64
 
 	read     func(path string) ([]byte, error)
 	fset     *token.FileSet
@@ -199,6 +203,9 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		f.TokenFile.SetLinesForContent(src)
 	}
 	r.fsetLock.Unlock()
+	if r.Counter != nil {
+		r.Counter.Add(1)
+	}
 	o.file = f
 	return o
 }

@@ -160,7 +160,13 @@ func (c *commonFlags) readStdin(paths []string) (*engine.Stdin, error) {
 // walk, that no Python file was found, the files that did not parse (unless CL900 reports
 // them as findings) and, with --verbose, what was read.
 func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *console, stderr io.Writer) (*engine.Result, error) {
+	stop := func() {}
+	if progressWanted(stderr, c.quiet) {
+		opts.Progress = &engine.Progress{}
+		stop = startProgress(stderr, opts.Progress, progressDelay, 250*time.Millisecond)
+	}
 	res, err := engine.Run(ctx, opts)
+	stop()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, &exitError{code: exitUsage, err: errors.New("interrupted")}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"sync/atomic"
 )
 
 // Analyzer is one analysis over the whole project. Building blocks return a result for the
@@ -38,6 +39,15 @@ type Settings struct {
 	StepLoopNames []string
 	// Jobs is the number of parallel parsers; 0 means GOMAXPROCS.
 	Jobs int
+	// Progress, when set, counts the work as it is done, for a progress line (nil: none).
+	Progress *Progress
+}
+
+// Progress is how far a run has got, read while it runs: files parsed so far and the
+// prefilter round under way.
+type Progress struct {
+	Parsed atomic.Int64
+	Round  atomic.Int32
 }
 
 // Pass is what one analyzer sees.

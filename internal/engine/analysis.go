@@ -95,3 +95,6 @@ type Call struct {
 type Step struct {
 	File, QualName string
 }
+
+// Progress is how far a run has got, read while it runs (Options.Progress).
+type Progress = driver.Progress

@@ -48,6 +48,8 @@ type Options struct {
 	// Stdin, when set, replaces Paths: the one file in report scope is Stdin.Name, whose
 	// text is Stdin.Source (an editor's buffer), whether or not the file exists on disk.
 	Stdin *Stdin
+	// Progress, when set, counts the files parsed as the run goes (a progress line).
+	Progress *driver.Progress
 	// Cache, when set, keeps what a run found and gives it back to the next run while no
 	// file that mattered changed (cache.go). A run with Stdin neither reads nor writes it.
 	Cache *Cache
@@ -238,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		out.Stats.CacheDir = cache.dir
 	}
 	if pr.a == nil {
-		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs}
+		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress}
 		if opts.Config != nil {
 			settings.ExtraHelpers = opts.Config.ExtraHelpers
 			settings.StepLoopNames = opts.Config.StepLoopNames
