@@ -124,6 +124,9 @@ type classifier struct {
 	// oomLoops and exits remember what was read from a loop body or a statement for one
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
 	oomLoops   map[*pyparse.Node]bool
+	// patterns memoizes patternOf per call node: a helper's call sites are classified once
+	// per cache call that reaches them, and the pattern depends on the site alone.
+	patterns map[*pyparse.Node]patternResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
@@ -216,7 +219,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[*pyparse.Node]patternResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
@@ -299,7 +302,12 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			r.Reason = reason + fmt.Sprintf("; the helper empties the cache only when `%s`", gt.Text)
 		}
 	}
-	pat, pwhy := a.patternOf(f, call.Node, lc)
+	pr, ok := a.patterns[call.Node]
+	if !ok {
+		pr.pattern, pr.why = a.patternOf(f, call.Node, lc)
+		a.patterns[call.Node] = pr
+	}
+	pat, pwhy := pr.pattern, pr.why
 	if pat == PatternNone && inh.pattern != "" && inh.pattern != PatternNone {
 		pat, pwhy = inh.pattern, inh.patternWhy
 	}
@@ -693,4 +701,10 @@ func (a *classifier) hookOf(f *pyparse.File, fn *pyparse.Function) (hookKind, st
 
 func (a *classifier) notebook(f *pyparse.File) bool {
 	return strings.EqualFold(filepath.Ext(f.Path), ".ipynb")
+}
+
+// patternResult is patternOf's answer for one call node.
+type patternResult struct {
+	pattern Pattern
+	why     string
 }

@@ -21,6 +21,8 @@ type project struct {
 	// display maps an absolute slash path back to the path the file is known by.
 	display map[string]string
 	res     *pyparse.Result
+	// fields are the names class bodies declare (classFields), built on first use per index.
+	fields map[string]bool
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
 	// subclasses lists the project classes that name each class as a base.
@@ -79,6 +81,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
+	p.fields = nil
 	p.classes = map[string][]classRef{}
 	p.assigns = map[*pyparse.File]map[string]string{}
 	p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
@@ -1080,7 +1083,7 @@ func (p *project) classBases(f *pyparse.File, cls *pyparse.Class) []string {
 // value as a target and an edge per project function among the values.
 func (p *project) fieldCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge) {
 	recv, field, ok := strings.Cut(c.Callee, ".")
-	if !ok || strings.Contains(field, ".") || recv == "self" || recv == "cls" || !isIdentifier(recv) {
+	if !ok || strings.Contains(field, ".") || recv == "self" || recv == "cls" || !isIdentifier(recv) || !p.classFields()[field] {
 		return nil, nil
 	}
 	var values []callableValue
@@ -1268,4 +1271,29 @@ func (p *project) valueClasses(f *pyparse.File, scope *pyparse.Function, v *pypa
 		})
 	}
 	return out
+}
+
+// classFields are the names project classes declare in their bodies (`empty_cache_fn:
+// Optional[Callable] = None`), found once per index: fieldCall looks for constructions only
+// for calls of such a name.
+func (p *project) classFields() map[string]bool {
+	if p.fields != nil {
+		return p.fields
+	}
+	p.fields = map[string]bool{}
+	for _, f := range p.res.Files {
+		for _, cls := range f.Classes {
+			if cls.Node == nil {
+				continue
+			}
+			walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+				if n.Kind == "assignment" {
+					if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" {
+						p.fields[l.Text(f.Src)] = true
+					}
+				}
+			})
+		}
+	}
+	return p.fields
 }
