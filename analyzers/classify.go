@@ -123,10 +123,10 @@ type classifier struct {
 	walked map[walkKey]walkDone
 	// oomLoops and exits remember what was read from a loop body or a statement for one
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
-	oomLoops   map[*pyparse.Node]bool
+	oomLoops map[*pyparse.Node]bool
 	// patterns memoizes patternOf per call node: a helper's call sites are classified once
 	// per cache call that reaches them, and the pattern depends on the site alone.
-	patterns map[*pyparse.Node]patternResult
+	patterns   map[*pyparse.Node]patternResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
