@@ -638,6 +638,10 @@ func applyGate(r *Record, base *Frequency, g *gate) {
 		if *base == PerIteration {
 			*base, r.Gate, r.Period = Periodic, g, g.Period
 			r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
+		} else if *base == Unknown && r.Gate == nil {
+			// A loop of unknown kind stays unknown, but the message says the call is thinned.
+			r.Gate = g
+			r.Reason += fmt.Sprintf("; gated by `%s`", g.Text)
 		}
 	case unknownGate:
 		// How often the condition holds cannot be told: a warning that quotes it.

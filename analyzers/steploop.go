@@ -261,6 +261,13 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 		case r.Gate != nil && r.Gate.Kind == unknownGate:
 			msg = fmt.Sprintf("%s runs in %s when `%s`%s, and cachelint cannot tell how often that holds",
 				subj, where(r), r.Gate.Text, strings.Replace(named(r), " when ", " and ", 1))
+		case r.Gate != nil && r.Gate.Kind == periodicGate:
+			every := "on some iterations"
+			if r.Gate.Period > 1 {
+				every = fmt.Sprintf("on one iteration in %d", r.Gate.Period)
+			}
+			msg = fmt.Sprintf("%s runs in %s %s (`%s`)%s, a loop cachelint cannot classify as a step or epoch loop",
+				subj, where(r), every, r.Gate.Text, named(r))
 		default:
 			msg = fmt.Sprintf("%s runs on every iteration of %s%s, a loop cachelint cannot classify as a step or epoch loop", subj, where(r), named(r))
 		}

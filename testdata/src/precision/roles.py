@@ -151,3 +151,14 @@ class Relay:
         for item in items:
             self.forward(item)
             torch.cuda.empty_cache()  # want "CL004 torch.cuda.empty_cache.. runs on every iteration of the loop"
+
+
+def rerank_all(pairs, scorer, counter):
+    # A loop of no known kind, thinned by a modulo gate: still a warning, and it says so.
+    results = []
+    for query, doc in pairs:
+        results.append(scorer(query, doc))
+        counter += 1
+        if counter % 10 == 0:
+            torch.cuda.empty_cache()  # want "CL004 torch.cuda.empty_cache.. runs in the loop at line \\d+ .* on one iteration in 10 \\(`counter % 10 == 0`\\)"
+    return results
