@@ -600,6 +600,10 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 		r.Frequency = Once
 		if r.Reason == "" {
 			r.Reason = "not inside any loop"
+			if t := lc.Transparent; t != nil {
+				r.Reason = fmt.Sprintf("inside the loop at line %d (`%s`), over items of one pass (modules, parameters, devices), which says nothing of how often; not inside any other loop",
+					t.Line(), strings.TrimSuffix(shorten(firstLine(t.Text(f.Src))), ":"))
+			}
 		}
 		return
 	}

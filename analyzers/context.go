@@ -74,12 +74,16 @@ func (l *loop) nodeOrNil() *pyparse.Node {
 
 // localContext is what encloses a call inside its own function.
 type localContext struct {
-	Loops    []*loop // innermost first
-	Gates    []*gate // innermost first
-	Handlers []*handler
-	Finally  bool
-	Withs    []string
-	Function *pyparse.Function // nil at module level (or in a class body)
+	Loops []*loop // innermost first
+	// Transparent is the innermost loop over modules, parameters or items around the call
+	// (transparentLoop): it says nothing of how often the call runs, so it is no governing
+	// loop, but the reason names it.
+	Transparent *pyparse.Node
+	Gates       []*gate // innermost first
+	Handlers    []*handler
+	Finally     bool
+	Withs       []string
+	Function    *pyparse.Function // nil at module level (or in a class body)
 }
 
 func (lc *localContext) innermostLoop() *loop {
@@ -136,6 +140,9 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), true))
 			}
 		case "for_statement", "while_statement":
+			if child.Field == "body" && transparentLoop(f, m) && lc.Transparent == nil && len(lc.Loops) == 0 {
+				lc.Transparent = m
+			}
 			if child.Field == "body" && !transparentLoop(f, m) {
 				l := a.classifyLoop(f, m)
 				lc.Loops = append(lc.Loops, l)

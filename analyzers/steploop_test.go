@@ -101,6 +101,23 @@ func TestPatternRecords(t *testing.T) {
 		"service.py:32":            "none",
 		"leak.py:10":               "leak_diagnosis",
 		"leak.py:16":               "none",
+		// Issue 13, class 5: retries behind managers that swallow the OOM, and a flag only
+		// an OOM handler sets; the look-alikes stay none.
+		"oom_context.py:71":  "oom_retry",
+		"oom_context.py:72":  "oom_retry",
+		"oom_context.py:73":  "oom_retry",
+		"oom_context.py:79":  "none",
+		"oom_context.py:80":  "none",
+		"oom_context.py:94":  "oom_retry",
+		"oom_context.py:108": "none",
+		// Classes 1 and 2: switches by binding, and names that hold outputs.
+		"switch_binding.py:15": "model_switch",
+		"switch_binding.py:26": "model_switch",
+		"switch_binding.py:34": "model_switch",
+		"switch_binding.py:48": "model_switch",
+		"switch_binding.py:56": "model_switch",
+		"switch_binding.py:69": "none",
+		"switch_binding.py:85": "none",
 	}
 	got := map[string]string{}
 	for _, c := range res.Calls {
@@ -115,6 +132,30 @@ func TestPatternRecords(t *testing.T) {
 			t.Errorf("%s: pattern %q, want %q", k, got[k], p)
 		}
 	}
+	// A legitimate record names the statement that makes it so.
+	for _, c := range res.Calls {
+		if c.Pattern != "none" && !strings.Contains(c.Reason, "legitimate use ("+c.Pattern+"): ") {
+			t.Errorf("%s:%d: %s record without its evidence: %q", filepath.Base(c.File), c.Line, c.Pattern, c.Reason)
+		}
+	}
+}
+
+// TestTransparentLoopReason: a call in a loop over modules is not governed by it, and its
+// record says which loop it sits in rather than "not inside any loop".
+func TestTransparentLoopReason(t *testing.T) {
+	res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "precision"), analyzers.StepLoop)
+	if res == nil {
+		return
+	}
+	for _, c := range res.Calls {
+		if filepath.Base(c.File) == "roles.py" && c.Line == 171 {
+			if c.Frequency != "once" || !strings.Contains(c.Reason, "inside the loop at line 169 (`for layer in layers`), over items of one pass") {
+				t.Errorf("frequency %s, reason %q", c.Frequency, c.Reason)
+			}
+			return
+		}
+	}
+	t.Error("no record for roles.py:171")
 }
 
 // TestUnrelatedFilesChangeNothing runs the precision fixtures with files beside them that
