@@ -199,7 +199,14 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 		}
 	}
 
-	// 5. Interactive cleanup: top-level code of a notebook, or module-level code after `del`.
+	// 5. Interactive cleanup: top-level code of a notebook, module-level code after `del`,
+	// or a loop that waits for a person each iteration (a REPL reading `input()`): a clear
+	// per turn of a human costs nothing anyone waits for.
+	if l := lc.innermostLoop(); l != nil && l.Kind != stepLoop {
+		if what := readsInput(f, l.Node.ChildByField("body")); what != "" {
+			return InteractiveCleanup, fmt.Sprintf("in the interactive loop at line %d (`%s`), which waits for `%s` on each turn", l.Node.Line(), l.Header, what)
+		}
+	}
 	if lc.Function == nil && len(lc.Loops) == 0 {
 		if a.notebook(f) {
 			return InteractiveCleanup, "top-level code of a notebook cell"
@@ -847,3 +854,20 @@ func movesToDevice(f *pyparse.File, call *pyparse.Node) bool {
 
 // reDtype: a dtype argument (`torch.float16`, `dtype`, `weight_dtype`).
 var reDtype = regexp.MustCompile(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp32|double|int\d*|u?int8|bool)$|dtype$`)
+
+// readsInput names the call by which a loop body waits for a person: the builtin `input()`,
+// `sys.stdin.readline()`, or a prompt of click, rich or prompt_toolkit ("" when none). Nested
+// definitions and loops are not its own turns.
+func readsInput(f *pyparse.File, body *pyparse.Node) string {
+	what := ""
+	walkOwn(body, func(m *pyparse.Node) {
+		if what != "" || m.Kind != "call" {
+			return
+		}
+		switch q := f.Qualify(pyparse.DottedName(m.ChildByField("function"), f.Src)); q {
+		case "input", "builtins.input", "sys.stdin.readline", "click.prompt", "rich.prompt.Prompt.ask", "prompt_toolkit.prompt":
+			what = q + "()"
+		}
+	})
+	return what
+}
