@@ -247,6 +247,15 @@ func (rc *resultCache) write(e *cacheEntry) error {
 			_ = os.WriteFile(p, []byte(text), 0o644)
 		}
 	}
+	// A run killed while writing leaves its temporary file: remove those an hour old (a
+	// concurrent run's is seconds old).
+	if stale, err := filepath.Glob(filepath.Join(rc.dir, ".tmp-*")); err == nil {
+		for _, t := range stale {
+			if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.Remove(t)
+			}
+		}
+	}
 	var buf bytes.Buffer
 	buf.WriteString(cacheFormat)
 	if err := gob.NewEncoder(&buf).Encode(e); err != nil {

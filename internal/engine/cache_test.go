@@ -251,6 +251,28 @@ func TestCacheConcurrentRuns(t *testing.T) {
 	if tmp, _ := filepath.Glob(filepath.Join(cache, ".tmp-*")); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
+	// A temporary file that a killed run left an hour ago goes at the next write; a fresh
+	// one (a concurrent run's) stays.
+	old, fresh := filepath.Join(cache, ".tmp-killed"), filepath.Join(cache, ".tmp-writing")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hourAgo := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "model.py", "x = 2\n") // nothing that matters: the hit re-stamps and writes
+	if res, _ := runCached(t, cache, []string{dir}, dir); !res.Stats.Cached {
+		t.Error("a change that matters to nothing missed the cache")
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("an hour-old temporary file was left")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file (another run's) was removed")
+	}
 }
 
 // firstDiff shows where two texts part.
