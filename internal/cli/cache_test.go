@@ -83,3 +83,48 @@ func TestCacheFlags(t *testing.T) {
 		t.Error("a configured cache folder still wrote the default one")
 	}
 }
+
+// TestClean: `cachelint clean` removes the caches cachelint wrote under the path (and the
+// configured one), as `ruff clean` does, and leaves a user's folder of the same name alone.
+func TestClean(t *testing.T) {
+	w := newWorkspace(t)
+	dir, err := w.inside("precommit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.dir = dir
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home}
+	run := func(args ...string) result {
+		t.Helper()
+		res, err := w.exec(args, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	run("check", "--exit-zero", ".")
+	run("check", "--exit-zero", "--cache-dir", "elsewhere", ".")
+	mine := filepath.Join(dir, "pkg", ".cachelint_cache")
+	if err := os.MkdirAll(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run("clean", "--cache-dir", "elsewhere")
+	out := string(res.stdout)
+	if res.exit != 0 || !strings.Contains(out, "Removed cache at: "+filepath.Join("elsewhere")) || !strings.Contains(out, ".cachelint_cache") {
+		t.Fatalf("clean: exit %d\n%s%s", res.exit, out, res.stderr)
+	}
+	for _, gone := range []string{".cachelint_cache", "elsewhere"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); err == nil {
+			t.Errorf("%s was not removed", gone)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(mine, "notes.txt")); err != nil {
+		t.Error("a folder cachelint did not write was removed")
+	}
+	if res := run("clean", "nonexistent"); res.exit != 2 {
+		t.Errorf("clean of a missing path: exit %d", res.exit)
+	}
+}

@@ -54,6 +54,7 @@ Usage:
   cachelint explain CODE         print a rule's documentation
   cachelint probe                measure sync and cache-refill cost on this machine's GPU
   cachelint trace -- CMD [ARGS]  run CMD and measure each call site's cost in that run
+  cachelint clean [PATH...]      remove the caches under PATH (default: .)
   cachelint version              print the version
 
 A PATH with no command is checked; PATH - reads one file from standard input.
@@ -92,7 +93,7 @@ func Run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader
 var findingsExit = &exitError{code: exitFindings, err: errors.New("")}
 
 // commands are the words `cachelint WORD` runs; any other first argument is a PATH for check.
-var commands = []string{"check", "calls", "rules", "explain", "probe", "trace", "version", "help"}
+var commands = []string{"check", "calls", "rules", "explain", "probe", "trace", "clean", "version", "help"}
 
 func run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "check"
@@ -121,6 +122,8 @@ func run(ctx context.Context, an engine.Analysis, args []string, stdin io.Reader
 		return runProbe(ctx, args, stdout, stderr)
 	case "trace":
 		return runTrace(ctx, an, args, stdout, stderr)
+	case "clean":
+		return runClean(args, stdout)
 	case "version":
 		if len(args) > 0 {
 			return usageErr("version takes no arguments")

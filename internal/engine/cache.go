@@ -41,6 +41,10 @@ type Cache struct {
 	Version string
 }
 
+// cacheTag marks a folder as cachelint's cache (the Cache Directory Tagging Specification's
+// signature, then who wrote it): CleanCaches removes only folders that carry it.
+const cacheTag = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cachelint.\n"
+
 // DefaultCacheDir is the cache folder's name in the project root.
 const DefaultCacheDir = ".cachelint_cache"
 
@@ -240,7 +244,7 @@ func (rc *resultCache) write(e *cacheEntry) error {
 	}
 	for name, text := range map[string]string{
 		".gitignore":   "# Automatically created by cachelint.\n*\n",
-		"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cachelint.\n",
+		"CACHEDIR.TAG": cacheTag,
 	} {
 		p := filepath.Join(rc.dir, name)
 		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
@@ -293,4 +297,55 @@ func decodeEntry(data []byte) (e *cacheEntry, err error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// CleanCaches removes cachelint's cache folders, as `ruff clean` does ruff's: every folder
+// named DefaultCacheDir under the given roots (`.git` is not entered), and the extra folders
+// named (a configured cache-dir). Only a folder whose CACHEDIR.TAG cachelint wrote is removed,
+// so a user's own folder of that name is left alone. It returns the folders removed.
+func CleanCaches(roots, extra []string) ([]string, error) {
+	var removed []string
+	remove := func(dir string) error {
+		tag, err := os.ReadFile(filepath.Join(dir, "CACHEDIR.TAG"))
+		if err != nil || string(tag) != cacheTag {
+			return nil
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		removed = append(removed, dir)
+		return nil
+	}
+	for _, d := range extra {
+		if err := remove(d); err != nil {
+			return removed, err
+		}
+	}
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				if p == root {
+					return err
+				}
+				return nil // an unreadable folder below: nothing of ours to find there
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			switch d.Name() {
+			case ".git":
+				return filepath.SkipDir
+			case DefaultCacheDir:
+				if err := remove(p); err != nil {
+					return err
+				}
+				return filepath.SkipDir
+			}
+			return nil
+		})
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
 }
