@@ -113,7 +113,7 @@ func TestClean(t *testing.T) {
 	}
 	res := run("clean", "--cache-dir", "elsewhere")
 	out := string(res.stdout)
-	if res.exit != 0 || !strings.Contains(out, "Removed cache at: "+filepath.Join("elsewhere")) || !strings.Contains(out, ".cachelint_cache") {
+	if res.exit != 0 || !strings.Contains(out, "Removed cache at: elsewhere") || !strings.Contains(out, ".cachelint_cache") {
 		t.Fatalf("clean: exit %d\n%s%s", res.exit, out, res.stderr)
 	}
 	for _, gone := range []string{".cachelint_cache", "elsewhere"} {
