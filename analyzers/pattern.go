@@ -608,7 +608,11 @@ func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) stri
 			if w.Kind != "with_statement" || !alwaysExits(w.ChildByField("body")) {
 				continue
 			}
-			for _, item := range w.Find(func(m *pyparse.Node) bool { return m.Kind == "with_clause" }).NamedChildren() {
+			clause := w.Find(func(m *pyparse.Node) bool { return m.Kind == "with_clause" })
+			if clause == nil {
+				continue // a with statement the parser could not read
+			}
+			for _, item := range clause.NamedChildren() {
 				v := item.ChildByField("value")
 				if v != nil && v.Kind == "as_pattern" && len(v.NamedChildren()) > 0 {
 					v = v.NamedChildren()[0]
