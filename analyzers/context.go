@@ -1322,11 +1322,11 @@ func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
 		return ""
 	}
 	recv, field, ok := strings.Cut(n.Text(f.Src), ".")
-	if !ok || strings.Contains(field, ".") || !isIdentifier(recv) || recv == "self" || recv == "cls" {
+	p := a.g.Project
+	if !ok || strings.Contains(field, ".") || !isIdentifier(recv) || recv == "self" || recv == "cls" || !p.classFields()[field] {
 		return ""
 	}
-	p := a.g.Project
-	ks := p.constructions(f, f.EnclosingFunction(cond), recv, 0)
+	ks := p.constructions(f, f.EnclosingFunction(cond), n.ChildByField("object"), 0)
 	if len(ks) == 0 {
 		return ""
 	}

@@ -1087,7 +1087,7 @@ func (p *project) fieldCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge)
 		return nil, nil
 	}
 	var values []callableValue
-	for _, k := range p.constructions(f, c.Function, recv, 0) {
+	for _, k := range p.constructions(f, c.Function, c.Func.ChildByField("object"), 0) {
 		if v := keywordArg(k.file, k.call, field); v != nil && p.declaresField(k.file, k.call, field) {
 			values = append(values, callableValue{k.file, k.file.EnclosingFunction(k.call), v})
 		}
@@ -1101,64 +1101,79 @@ type construction struct {
 	call *pyparse.Node
 }
 
-// constructions are the calls that built what name holds in scope (nil: module level):
-// `for name in LITERAL` (or a name bound to one) gives the literal's calls, `name = CALL`
-// the call, and `name = fn(...)` what the project function fn returns, followed a few
-// functions deep.
-func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, name string, depth int) []construction {
-	if depth > 3 {
+// constructions are the calls that built what a value may hold (v in scope; nil scope:
+// module level), followed by binding: a call is its own construction when it constructs a
+// project class, or stands for what the project function it calls returns; a name is bound
+// by `for name in LITERAL` (or a name bound to one: each call among the entries) or by an
+// assignment before v; `self.attr` by the class's `self.attr = ...`. A few functions deep.
+func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node, depth int) []construction {
+	if v == nil || depth > 3 {
 		return nil
 	}
-	body := f.Root
-	if scope != nil {
-		body = scope.Body
-	}
 	var out []construction
-	walkScope(body, func(n *pyparse.Node) {
-		switch n.Kind {
-		case "for_statement":
-			if left := n.ChildByField("left"); left == nil || left.Kind != "identifier" || left.Text(f.Src) != name {
-				return
-			}
-			iter := n.ChildByField("right")
-			if iter != nil && iter.Kind == "identifier" {
-				iter = p.tables[f][iter.Text(f.Src)]
-			}
-			if iter == nil {
-				return
-			}
-			for _, e := range tableEntries(iter) {
-				if e.Kind == "call" {
-					out = append(out, construction{f, e})
+	switch v.Kind {
+	case "call":
+		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
+		if callee == "" {
+			return nil
+		}
+		if p.lookupClass(f, callee) != nil {
+			return []construction{{f, v}}
+		}
+		r := p.resolveName(f, scope, callee, 0)
+		if r == nil || r.fn.Body == nil {
+			return nil
+		}
+		walkScope(r.fn.Body, func(m *pyparse.Node) {
+			if m.Kind == "return_statement" {
+				if rv := m.NamedChildren(); len(rv) == 1 {
+					out = append(out, p.constructions(r.file, r.fn, rv[0], depth+1)...)
 				}
 			}
-		case "assignment":
-			left, right := n.ChildByField("left"), n.ChildByField("right")
-			if left == nil || right == nil || left.Kind != "identifier" || left.Text(f.Src) != name || right.Kind != "call" {
-				return
-			}
-			callee := pyparse.DottedName(right.ChildByField("function"), f.Src)
-			if callee == "" {
-				return
-			}
-			if p.lookupClass(f, callee) != nil {
-				out = append(out, construction{f, right})
-				return
-			}
-			r := p.resolveName(f, scope, callee, 0)
-			if r == nil || r.fn.Body == nil {
-				return
-			}
-			walkScope(r.fn.Body, func(m *pyparse.Node) {
-				if m.Kind != "return_statement" {
+		})
+	case "identifier":
+		name := v.Text(f.Src)
+		body := f.Root
+		if scope != nil {
+			body = scope.Body
+		}
+		walkScope(body, func(m *pyparse.Node) {
+			switch m.Kind {
+			case "for_statement":
+				if left := m.ChildByField("left"); left == nil || left.Kind != "identifier" || left.Text(f.Src) != name {
 					return
 				}
-				if v := m.NamedChildren(); len(v) == 1 && v[0].Kind == "identifier" {
-					out = append(out, p.constructions(r.file, r.fn, v[0].Text(r.file.Src), depth+1)...)
+				iter := m.ChildByField("right")
+				if iter != nil && iter.Kind == "identifier" {
+					iter = p.tables[f][iter.Text(f.Src)]
 				}
-			})
+				if iter == nil {
+					return
+				}
+				for _, e := range tableEntries(iter) {
+					if e.Kind == "call" {
+						out = append(out, construction{f, e})
+					}
+				}
+			case "assignment":
+				if l := m.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name && m.Start < v.Start {
+					out = append(out, p.constructions(f, scope, m.ChildByField("right"), depth+1)...)
+				}
+			}
+		})
+	case "attribute":
+		obj, attr := v.ChildByField("object"), v.ChildByField("attribute")
+		cls := methodClass(scope)
+		if obj == nil || attr == nil || obj.Text(f.Src) != "self" || cls == nil {
+			return nil
 		}
-	})
+		name := attr.Text(f.Src)
+		selfAssignments(f, cls, func(m *pyparse.Function, a string, value *pyparse.Node) {
+			if a == name {
+				out = append(out, p.constructions(f, m, value, depth+1)...)
+			}
+		})
+	}
 	return out
 }
 
@@ -1210,72 +1225,23 @@ func (p *project) declaresField(f *pyparse.File, call *pyparse.Node, field strin
 	return found
 }
 
-// managerClasses are the project classes whose instance a `with` item may enter: the class
-// a call constructs (`with Offload(model):`), or what a name or a `self.attr` was bound to,
-// followed through the functions that return it (`self.ctx = get_offload_ctx(model)` with
-// `return Offload(model)` or a local bound to one). A generator-based manager is a call of
-// the generator function, already an edge.
+// managerClasses are the project classes whose instance a `with` item may enter: what
+// the item's expression was built by (constructions: `with Offload(model):`, a name or
+// `self.ctx` bound to one, through factories that return it). A generator-based manager is
+// a call of the generator function, already an edge.
 func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
-	return p.valueClasses(f, c.Function, c.Node, 0)
-}
-
-func (p *project) valueClasses(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node, depth int) []*classRef {
-	if v == nil || depth > 3 {
-		return nil
-	}
 	var out []*classRef
-	switch v.Kind {
-	case "call":
-		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
-		if callee == "" {
-			return nil
+	for _, k := range p.constructions(f, c.Function, c.Node, 0) {
+		if cr := p.lookupClass(k.file, pyparse.DottedName(k.call.ChildByField("function"), k.file.Src)); cr != nil {
+			out = append(out, cr)
 		}
-		if cr := p.lookupClass(f, callee); cr != nil {
-			return []*classRef{cr}
-		}
-		r := p.resolveName(f, scope, callee, 0)
-		if r == nil || r.fn.Body == nil {
-			return nil
-		}
-		walkScope(r.fn.Body, func(m *pyparse.Node) {
-			if m.Kind == "return_statement" {
-				if rv := m.NamedChildren(); len(rv) == 1 {
-					out = append(out, p.valueClasses(r.file, r.fn, rv[0], depth+1)...)
-				}
-			}
-		})
-	case "identifier":
-		name := v.Text(f.Src)
-		body := f.Root
-		if scope != nil {
-			body = scope.Body
-		}
-		walkScope(body, func(m *pyparse.Node) {
-			if m.Kind == "assignment" && m.Start < v.Start {
-				if l := m.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
-					out = append(out, p.valueClasses(f, scope, m.ChildByField("right"), depth+1)...)
-				}
-			}
-		})
-	case "attribute":
-		obj, attr := v.ChildByField("object"), v.ChildByField("attribute")
-		cls := methodClass(scope)
-		if obj == nil || attr == nil || obj.Text(f.Src) != "self" || cls == nil {
-			return nil
-		}
-		name := attr.Text(f.Src)
-		selfAssignments(f, cls, func(m *pyparse.Function, a string, value *pyparse.Node) {
-			if a == name {
-				out = append(out, p.valueClasses(f, m, value, depth+1)...)
-			}
-		})
 	}
 	return out
 }
 
 // classFields are the names project classes declare in their bodies (`empty_cache_fn:
-// Optional[Callable] = None`), found once per index: fieldCall looks for constructions only
-// for calls of such a name.
+// Optional[Callable] = None`), found once per index: fieldCall and recordField look for
+// constructions only for such a name.
 func (p *project) classFields() map[string]bool {
 	if p.fields != nil {
 		return p.fields
