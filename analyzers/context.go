@@ -1306,7 +1306,8 @@ func (a *classifier) resolveCall(f *pyparse.File, call *pyparse.Node) *funcRef {
 // `is_npu_available`.
 var reAvailability = regexp.MustCompile(`(^|\.)is_available$|(^|\.)is_\w+_available$`)
 
-// recordField judges a condition on a field of records built once (index.go, fieldCall):
+// recordField judges a condition on a field of records built once and never assigned
+// afterwards (index.go, fieldCall):
 // `spec.is_available()` where every record was built with a device probe is a device
 // check, and `spec.empty_cache_fn` where every record was given a callable or none is
 // fixed when the records were built. It returns "" when cond is neither.
@@ -1325,6 +1326,9 @@ func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
 	p := a.g.Project
 	if !ok || strings.Contains(field, ".") || !isIdentifier(recv) || recv == "self" || recv == "cls" || !p.classFields()[field] {
 		return ""
+	}
+	if p.mutatedFields()[field] {
+		return "" // set after construction somewhere (`state.should_save = True`): not fixed
 	}
 	ks := p.constructions(f, f.EnclosingFunction(cond), n.ChildByField("object"), 0)
 	if len(ks) == 0 {

@@ -21,8 +21,9 @@ type project struct {
 	// display maps an absolute slash path back to the path the file is known by.
 	display map[string]string
 	res     *pyparse.Result
-	// fields are the names class bodies declare (classFields), built on first use per index.
-	fields map[string]bool
+	// fields are the names class bodies declare (classFields), built on first use per index;
+	// mutated the attribute names assigned anywhere (`x.name = ...`, mutatedFields).
+	fields, mutated map[string]bool
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
 	// subclasses lists the project classes that name each class as a base.
@@ -81,7 +82,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
-	p.fields = nil
+	p.fields, p.mutated = nil, nil
 	p.classes = map[string][]classRef{}
 	p.assigns = map[*pyparse.File]map[string]string{}
 	p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
@@ -1262,4 +1263,27 @@ func (p *project) classFields() map[string]bool {
 		}
 	}
 	return p.fields
+}
+
+// mutatedFields are the attribute names some parsed file assigns (`state.should_save = True`,
+// `self.flag += 1`), found once per index: a field assigned after construction is not fixed
+// by what the construction gave it.
+func (p *project) mutatedFields() map[string]bool {
+	if p.mutated != nil {
+		return p.mutated
+	}
+	p.mutated = map[string]bool{}
+	for _, f := range p.res.Files {
+		f.Root.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Kind == "attribute" {
+					if a := l.ChildByField("attribute"); a != nil {
+						p.mutated[a.Text(f.Src)] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return p.mutated
 }

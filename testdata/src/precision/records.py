@@ -91,3 +91,26 @@ def train_inspects(loader, model, opt):
         opt.step()
         if "device" in inspect.signature(empty_cache).parameters:  # looks at it, runs nothing
             opt.zero_grad()
+
+
+# A field declared with a default and set after construction is state, not a fixed record:
+# the gate on it is read as what it is (a save flag here), not as fixed when built.
+@dataclass
+class TrainState:
+    should_save: bool = False
+
+
+class Loop:
+    def __init__(self):
+        self.state = TrainState()
+
+    def on_step_end(self, step):
+        self.state.should_save = step % 100 == 0
+
+    def fit(self, loader, model, opt):
+        for batch in loader:
+            model(batch).sum().backward()
+            opt.step()
+            state = self.state
+            if state.should_save:
+                torch.cuda.empty_cache()  # want "CL002 torch.cuda.empty_cache.. runs periodically"
