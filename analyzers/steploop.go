@@ -29,19 +29,22 @@ const (
 
 func runStepLoop(pass *driver.Pass) (any, error) {
 	cls := pass.ResultOf[Classify].(*Classification)
-	// One finding per call site and rule: a helper that dispatches to several devices'
-	// empty_cache (cuda, xpu, mps, ...) reaches the site through several records.
+	// One finding per call site: a helper that dispatches to several devices' empty_cache
+	// (cuda, xpu, mps, ...) reaches the site through several records, whose branches may be
+	// judged differently (`elif hasattr(torch, "xpu") and ...` is no known device check).
+	// The CUDA branch's record speaks for the site, else the most certain one.
 	best := map[string]*Record{}
 	var order []string
 	for _, r := range cls.Records {
 		if r.Rule == "" {
 			continue
 		}
-		k := fmt.Sprintf("%s:%d:%s", r.File.Path, r.Call.Node.Start, r.Rule)
+		k := fmt.Sprintf("%s:%d", r.File.Path, r.Call.Node.Start)
 		if cur, ok := best[k]; !ok {
 			best[k] = r
 			order = append(order, k)
-		} else if !strings.Contains(cur.Target.Spelling, "cuda") && strings.Contains(r.Target.Spelling, "cuda") {
+		} else if cuda, curCUDA := strings.Contains(r.Target.Spelling, "cuda"), strings.Contains(cur.Target.Spelling, "cuda"); cuda && !curCUDA ||
+			cuda == curCUDA && ruleRank(r.Rule) < ruleRank(cur.Rule) {
 			best[k] = r
 		}
 	}
@@ -49,6 +52,19 @@ func runStepLoop(pass *driver.Pass) (any, error) {
 		pass.Report(stepLoopDiagnostic(best[k]))
 	}
 	return nil, nil
+}
+
+// ruleRank orders the step-loop rules by how certain and costly what they report is.
+func ruleRank(code string) int {
+	switch code {
+	case rules.CL001:
+		return 0
+	case rules.CL002:
+		return 1
+	case rules.CL004:
+		return 2
+	}
+	return 3
 }
 
 func functionName(fn *pyparse.Function) string {
