@@ -112,6 +112,8 @@ type classifier struct {
 	clears map[*pyparse.Node]string
 	// loads memoizes, per function, how it loads a model ("" when it does not).
 	loads map[*pyparse.Function]string
+	// frees memoizes freesIn.
+	frees map[*pyparse.Function]string
 	// requests memoizes requestOnly.
 	requests map[*pyparse.Function]string
 	// bindings indexes each file's assignments to plain names (bindingsOf).
@@ -126,7 +128,7 @@ type classifier struct {
 	oomLoops map[*pyparse.Node]bool
 	// patterns memoizes patternOf per call node: a helper's call sites are classified once
 	// per cache call that reaches them, and the pattern depends on the site alone.
-	patterns   map[*pyparse.Node]patternResult
+	patterns   map[patternKey]patternResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
@@ -217,9 +219,9 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{},
+		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[*pyparse.Node]patternResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
@@ -302,10 +304,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			r.Reason = reason + fmt.Sprintf("; the helper empties the cache only when `%s`", gt.Text)
 		}
 	}
-	pr, ok := a.patterns[call.Node]
+	pk := patternKey{call.Node, steady(r.Frequency)}
+	pr, ok := a.patterns[pk]
 	if !ok {
-		pr.pattern, pr.why = a.patternOf(f, call.Node, lc)
-		a.patterns[call.Node] = pr
+		pr.pattern, pr.why = a.patternOf(f, call.Node, lc, r.Frequency)
+		a.patterns[pk] = pr
 	}
 	pat, pwhy := pr.pattern, pr.why
 	if pat == PatternNone && inh.pattern != "" && inh.pattern != PatternNone {
@@ -483,6 +486,11 @@ func closedFor(hf *pyparse.File, fn *pyparse.Function, lc *localContext, e *Edge
 		}
 	}
 	return false
+}
+
+// steady reports the frequencies of a step loop: every step, or every N steps.
+func steady(f Frequency) bool {
+	return f == PerIteration || f == Periodic
 }
 
 func ruleFor(r *Record) string {
@@ -709,6 +717,12 @@ func (a *classifier) hookOf(f *pyparse.File, fn *pyparse.Function) (hookKind, st
 
 func (a *classifier) notebook(f *pyparse.File) bool {
 	return strings.EqualFold(filepath.Ext(f.Path), ".ipynb")
+}
+
+// patternKey is a call node and whether it runs on steps (patternOf's freq).
+type patternKey struct {
+	node   *pyparse.Node
+	steady bool
 }
 
 // patternResult is patternOf's answer for one call node.

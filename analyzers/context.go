@@ -93,6 +93,16 @@ func (lc *localContext) innermostLoop() *loop {
 	return lc.Loops[0]
 }
 
+// inStepLoop reports a call inside a step loop of its own function.
+func (lc *localContext) inStepLoop() bool {
+	for _, l := range lc.Loops {
+		if l.Kind == stepLoop {
+			return true
+		}
+	}
+	return false
+}
+
 // contextOf walks up from a call to its function boundary.
 func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContext {
 	lc := &localContext{Function: f.EnclosingFunction(call)}

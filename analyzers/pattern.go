@@ -31,9 +31,12 @@ var (
 	// LoadedModel context that locks the model into VRAM (invokeai/backend/model_manager/
 	// load/load_base.py, LoadedModel.model_on_device).
 	reLoadModel = regexp.MustCompile(`from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
-	reGANGen    = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
-	reGANDisc   = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
-	reMeasure   = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
+	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
+	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
+	reLoaderName = regexp.MustCompile(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
+	reGANGen     = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
+	reGANDisc    = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
+	reMeasure    = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
 	// reMemRead: a memory reading (resets and history switches are not readings).
 	reMemRead      = regexp.MustCompile(`\b(max_)?memory_(allocated|reserved)\b|\bmem_get_info\b|\bmemory_stats\b`)
 	reDiagName     = regexp.MustCompile(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
@@ -46,7 +49,11 @@ var (
 
 // patternOf matches a call against the legitimate uses. It looks at the call's own
 // function and the statements around it; callers inherit it through the chain.
-func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localContext) (Pattern, string) {
+//
+// freq is how often the call runs by its own context: a call that runs per step or
+// periodically is a model switch only by what is beside it, never by what the functions
+// called beside it do somewhere deep down.
+func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localContext, freq Frequency) (Pattern, string) {
 	// 1. OOM handling: in an except clause, gated by an OOM flag, or in a bounded retry loop.
 	for _, h := range lc.Handlers {
 		if a.oomHandler(f, h, call) {
@@ -91,7 +98,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 			return ServiceGuard, fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
 		}
 	}
-	return a.patternAfterService(f, call, lc)
+	return a.patternAfterService(f, call, lc, freq)
 }
 
 // handlerWhy says why fn (or a function it is nested in) handles a request: a route
@@ -158,7 +165,7 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 
 // patternAfterService matches the legitimate uses that come after OOM handling and service
 // guards.
-func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc *localContext) (Pattern, string) {
+func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc *localContext, freq Frequency) (Pattern, string) {
 	src := f.Src
 
 	// 3. Leak diagnosis: gated by a measurement compared with a baseline, or in a function
@@ -184,7 +191,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 
 	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over
 	// models or stages; alternating generator/discriminator training.
-	if why := modelSwitchNearby(f, call); why != "" {
+	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" {
 		return ModelSwitch, why
 	}
 	for _, l := range lc.Loops {
@@ -238,7 +245,7 @@ func (a *classifier) loadsIn(f *pyparse.File, body *pyparse.Node, skip *pyparse.
 		if callee == "" {
 			return true
 		}
-		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoadModel.MatchString(last) && !strings.Contains(last, "offload") {
+		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoaderName.MatchString(last) {
 			how = "`" + last + "()`"
 			return false
 		}
@@ -418,10 +425,15 @@ func nearby(f *pyparse.File, call *pyparse.Node, span int, match func(string) bo
 // modelSwitchNearby looks at the statements around the call, and around the `if` or
 // `with` blocks that hold it (up to the enclosing loop or function), for a model being
 // deleted, moved off the GPU, replaced or loaded, or for generator/discriminator alternation.
-func modelSwitchNearby(f *pyparse.File, call *pyparse.Node) string {
+// wide (a call outside any step loop, not run per step) also counts a load anywhere in a
+// statement (`_, state = engine.load_checkpoint(path)`), and beside the call itself the
+// effects of the project functions the statements call: `pipe = _load()` where `_load`
+// calls `from_pretrained`. On a step an accessor (`self.get_model()`) passed to a call, or a
+// callee that loads somewhere deep down, says nothing about each step.
+func (a *classifier) modelSwitchNearby(f *pyparse.File, call *pyparse.Node, wide bool) string {
 	n := call
 	for level := 0; level < 3 && n != nil; level++ {
-		if why := modelSwitchAround(f, n); why != "" {
+		if why := a.modelSwitchAround(f, n, wide, wide && level == 0); why != "" {
 			return why
 		}
 		stmt := n.Statement()
@@ -440,14 +452,14 @@ func modelSwitchNearby(f *pyparse.File, call *pyparse.Node) string {
 	return ""
 }
 
-func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
+func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide, deep bool) string {
 	before, after := siblings(call, 4)
 	src := f.Src
 	// The nearest statements first: the one right before the call tells most.
 	near := append(slices.Clone(before), after...)
 	slices.Reverse(near[:len(before)])
 	for _, s := range near {
-		if why := switchStatement(f, s, false); why != "" {
+		if why := a.switchStatement(f, s, false, wide, deep); why != "" {
 			return why
 		}
 		// `for hook in hooks: hook.offload()`, `if offload: ae = ae.cpu()` next to the call.
@@ -459,7 +471,7 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 					return false
 				}
 				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
-					why = switchStatement(f, m, true)
+					why = a.switchStatement(f, m, true, false, false)
 					return false
 				}
 				return true
@@ -490,15 +502,70 @@ func modelSwitchAround(f *pyparse.File, call *pyparse.Node) string {
 //
 // nested marks a statement inside a loop, branch or `with` next to the call: moves of a
 // module onto a device count only beside the call (a loop moving blocks back and forth is
-// offloading inside the work, not a switch between models).
-func switchStatement(f *pyparse.File, s *pyparse.Node, nested bool) string {
+// offloading inside the work, not a switch between models). wide also reads a loader's
+// call anywhere in the statement; deep also follows the project functions the statement
+// calls (their effects: loading a model, freeing one).
+func (a *classifier) switchStatement(f *pyparse.File, s *pyparse.Node, nested, wide, deep bool) string {
+	why := a.switchOwn(f, s, nested)
+	if why != "" || !wide || s.Kind == "delete_statement" {
+		return why
+	}
+	switch s.Kind {
+	case "expression_statement", "return_statement":
+	default:
+		return ""
+	}
+	// A load anywhere in the statement: `_, state = engine.load_checkpoint(path)`,
+	// `return self.checkpoint_io.load_checkpoint(path)`, `pipe = Pipe.from_pretrained(p).to("cuda")`.
+	depth := 4 // direct calls only
+	if deep {
+		depth = 2
+	}
+	if how := a.loadsIn(f, s, nil, depth); how != "" {
+		return fmt.Sprintf("`%s` at line %d loads a model (%s)", firstLine(s.Text(f.Src)), s.Line(), how)
+	}
+	if !deep {
+		return ""
+	}
+	walkOwn(s, func(m *pyparse.Node) {
+		if why != "" || m.Kind != "call" {
+			return
+		}
+		if r := a.resolveCall(f, m); r != nil && r.fn.Body != nil {
+			if w := a.freesIn(r); w != "" {
+				why = fmt.Sprintf("`%s()` at line %d frees a model (%s)", r.fn.Name, m.Line(), w)
+			}
+		}
+	})
+	return why
+}
+
+// freesIn says how a project function frees a model in its own body (`del self.pipe`, a
+// model moved to the CPU or set to None), memoized; "" when it does not.
+func (a *classifier) freesIn(r *funcRef) string {
+	if v, ok := a.frees[r.fn]; ok {
+		return v
+	}
+	a.frees[r.fn] = ""
+	why := ""
+	walkOwn(r.fn.Body, func(m *pyparse.Node) {
+		if why == "" && (m.Kind == "delete_statement" || m.Kind == "expression_statement") {
+			why = a.switchOwn(r.file, m, true)
+		}
+	})
+	a.frees[r.fn] = why
+	return why
+}
+
+// switchOwn is switchStatement's reading of the statement itself.
+func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) string {
 	src := f.Src
 	text := s.Text(src)
 	switch s.Kind {
 	case "delete_statement":
 		for _, t := range s.NamedChildren() {
 			for _, name := range deleteTargets(t, src) {
-				if reModelName.MatchString(name) && !holdsOutput(f, s, name) {
+				if a.holdsModel(f, s, name) {
 					return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())
 				}
 			}
@@ -532,7 +599,7 @@ func switchStatement(f *pyparse.File, s *pyparse.Node, nested bool) string {
 			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
-				if reModelName.MatchString(lt) && (rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()")) {
+				if (rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
 					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
 				}
 				if right.Kind == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
@@ -765,6 +832,90 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 	}
 	return reModelName.MatchString(callee)
 }
+
+// holdsModel reports a name that holds a model, judged by what was bound to it where that
+// is seen (modelValue: a loader, a module's constructor, a module moved with `.to()`), else
+// by its name or its last attribute's (`shared.image_model`). A name bound to what a model
+// returned (holdsOutput) holds none.
+func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) bool {
+	if name == "" || holdsOutput(f, s, name) {
+		return false
+	}
+	if reModelName.MatchString(name) || reModelName.MatchString(name[strings.LastIndex(name, ".")+1:]) {
+		return true
+	}
+	found := false
+	if attr, ok := strings.CutPrefix(name, "self."); ok && isIdentifier(attr) {
+		if cls := methodClass(f.EnclosingFunction(s)); cls != nil {
+			selfAssignments(f, cls, func(_ *pyparse.Function, at string, v *pyparse.Node) {
+				found = found || at == attr && a.modelValue(f, v, 0)
+			})
+		}
+		return found
+	}
+	if !isIdentifier(name) {
+		return false
+	}
+	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
+		if !found && m.Kind == "assignment" && m.Start < s.Start {
+			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
+				found = a.modelValue(f, m.ChildByField("right"), 0)
+			}
+		}
+	})
+	return found
+}
+
+// modelValue reports a value that is a model: a loader's result (`from_pretrained`), a
+// module moved or cast (`.to(device)`, `.eval()`) of one, the instance of a project class
+// that derives from a module or pipeline class or is named as one, an external class named as
+// one (`UNet2DModel(...)`), or what a project function returns that loads one.
+func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, depth int) bool {
+	for v != nil && v.Kind == "call" && depth < 8 {
+		fn := v.ChildByField("function")
+		if fn == nil {
+			return false
+		}
+		last := ""
+		if fn.Kind == "attribute" {
+			last = fn.ChildByField("attribute").Text(f.Src)
+			if reModuleMethod.MatchString(last) {
+				v, depth = fn.ChildByField("object"), depth+1
+				continue
+			}
+		} else {
+			last = fn.Text(f.Src)
+		}
+		if reLoadModel.MatchString(last) && !reOffloadName.MatchString(last) {
+			return true
+		}
+		callee := pyparse.DottedName(fn, f.Src)
+		if callee != "" && last != "" && unicode.IsUpper(rune(last[0])) {
+			if cr := a.g.Project.lookupClass(f, callee); cr != nil {
+				for _, b := range append([]string{cr.cls.Name}, a.g.Project.classBases(cr.file, cr.cls)...) {
+					if reModelClass.MatchString(b) {
+						return true
+					}
+				}
+				return false
+			}
+			return reModelClass.MatchString(last)
+		}
+		if r := a.resolveCall(f, v); r != nil && r.fn.Body != nil && a.loadsIn(r.file, r.fn.Body, nil, 1) != "" {
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// reModelClass names a module or pipeline class (a base or a class's own name):
+// torch.nn.Module, transformers' PreTrainedModel, diffusers' ModelMixin and DiffusionPipeline,
+// and classes named as models (`UNet2DConditionModel`, `StableDiffusion`, `VAE`).
+var reModelClass = regexp.MustCompile(`(?i)(^|\.)(nn\.)?Module$|Model$|ModelMixin$|Pipeline$|Diffusion$|Net$|Network$|UNet\w*$|VAE$|AutoEncoder\w*$|Encoder$|Decoder$|Transformer$|Engine$|LLM$`)
+
+// reOffloadName: loader-like names that offload or unload instead.
+var reOffloadName = regexp.MustCompile(`offload|unload|evict|delete_`)
 
 // definesFunction reports a function of that name defined in the file.
 func definesFunction(f *pyparse.File, name string) bool {

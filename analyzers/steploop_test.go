@@ -118,6 +118,14 @@ func TestPatternRecords(t *testing.T) {
 		"switch_binding.py:56": "model_switch",
 		"switch_binding.py:69": "none",
 		"switch_binding.py:85": "none",
+		// Class 1 by effects: a name bound to a module, a callee that loads, a load inside an
+		// assignment, a callee that frees; a dict is no model.
+		"switch_effects.py:18": "model_switch",
+		"switch_effects.py:22": "none",
+		"switch_effects.py:30": "model_switch",
+		"switch_effects.py:36": "model_switch",
+		"switch_effects.py:43": "model_switch",
+		"switch_effects.py:62": "none",
 		// A REPL's turn waits for a person; a queue's does not.
 		"repl.py:18": "interactive_cleanup",
 		"repl.py:29": "none",

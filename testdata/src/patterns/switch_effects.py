@@ -1,0 +1,62 @@
+"""Model switches read from what the statements beside a once-run call do, through the
+functions they call (issue 13, class 1: effects), and look-alikes that run on every step."""
+import torch
+from diffusers import DiffusionPipeline
+
+
+class ImageEngine(torch.nn.Module):
+    pass
+
+
+class Sampler:
+    def __init__(self):
+        self.renderer = ImageEngine()  # bound to a module: `del self.renderer` frees a model
+        self.cache = {}  # a dict: `del self.cache` frees none
+
+    def close(self):
+        del self.renderer
+        torch.cuda.empty_cache()
+
+    def reset(self):
+        del self.cache
+        torch.cuda.empty_cache()
+
+
+def _load(path):
+    return DiffusionPipeline.from_pretrained(path)
+
+
+def run_variant(path):
+    torch.cuda.empty_cache()
+    pipe = _load(path)  # the callee loads: a switch to the next variant's pipeline
+    return pipe("a prompt")
+
+
+def restore(engine, path):
+    torch.cuda.empty_cache()
+    _, client_state = engine.load_checkpoint(path)  # a load inside an assignment
+    return client_state
+
+
+def teardown(holder):
+    release(holder)
+    torch.cuda.empty_cache()
+
+
+def release(holder):
+    holder.image_model = None
+    del holder.image_model
+
+
+class Trainer:
+    def get_model(self):
+        return self.model
+
+    def _get_model_forward_kwargs(self, batch):
+        return {"x": batch}
+
+    def train_step(self, batch):
+        loss = self.model(**self._get_model_forward_kwargs(batch)).sum()  # no loader
+        loss.backward()
+        self.ema.step(self.get_model())  # an accessor on every step, not a switch
+        torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every step"
