@@ -43,7 +43,7 @@ var (
 	reRoute        = regexp.MustCompile(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
 	reHandlerBases = regexp.MustCompile(`Handler|TritonPythonModel|LitAPI|BasePredictor|Predictor|Servable|Deployment|BentoService|Runnable|Endpoint|Resource`)
 	reServeMethod  = regexp.MustCompile(`^(predict|generate|infer|inference|handle|execute|postprocess|preprocess|__call__|run_inference|serve|on_request|get|post)$`)
-	reRegister     = regexp.MustCompile(`^gr\.|\.(click|submit|change|add_url_rule|add_api_route|add_route|add_get|add_post|api_route)$`)
+	reRegister     = regexp.MustCompile(`^gr\.|\.(click|submit|change|then|success|select|upload|input|add_url_rule|add_api_route|add_route|add_get|add_post|api_route)$`)
 	reWebImports   = regexp.MustCompile(`^(flask|fastapi|starlette|aiohttp|gradio|sanic|tornado|litserve|bentoml|ray\.serve|quart|django|falcon|cog|ts\.torch_handler|triton_python_backend_utils)`)
 )
 
@@ -88,17 +88,95 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		}
 	}
 
-	// 2. Service guard: a request handler or a model server's endpoint, or a function that
-	// only they call.
+	// 2. Service guard: a request handler or a model server's endpoint, a function that only
+	// they call, or a worker's loop that takes one request from a queue per turn. A model
+	// switched beside the call (a handler that loads the model asked for) is a switch.
+	wide := !lc.inStepLoop() && !steady(freq)
+	service := ""
 	if fn := lc.Function; fn != nil {
 		if why := a.handlerWhy(f, fn); why != "" {
-			return ServiceGuard, why
-		}
-		if via := a.requestOnly(fn, 0); via != "" {
-			return ServiceGuard, fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
+			service = why
+		} else if via := a.requestOnly(fn, 0); via != "" {
+			service = fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
 		}
 	}
+	if l := lc.innermostLoop(); service == "" && l != nil && !lc.inStepLoop() {
+		if q := a.takesRequest(f, l.Node.ChildByField("body")); q != "" {
+			service = fmt.Sprintf("in the worker loop at line %d (`%s`), which takes a request from `%s` on each turn", l.Node.Line(), l.Header, q)
+		}
+	}
+	if service != "" {
+		if why := a.modelSwitchNearby(f, call, wide); why != "" {
+			return ModelSwitch, why
+		}
+		return ServiceGuard, service
+	}
 	return a.patternAfterService(f, call, lc, freq)
+}
+
+// takesRequest names the call by which a loop body takes one item from a queue each turn
+// (`item = in_q.get()`, `await queue.get()`, `q.get(timeout=1)`: a `get` with no positional
+// argument, on a name spelt as a queue or bound to a `Queue()`): a worker serving requests
+// one at a time. "" when it takes none. Nested definitions and loops are not its own turns.
+func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
+	what := ""
+	if body == nil {
+		return ""
+	}
+	walkOwn(body, func(m *pyparse.Node) {
+		if what != "" || m.Kind != "call" {
+			return
+		}
+		fn := m.ChildByField("function")
+		if fn == nil || fn.Kind != "attribute" || fn.ChildByField("attribute").Text(f.Src) != "get" {
+			return
+		}
+		if args := m.ChildByField("arguments"); args != nil {
+			for _, x := range args.NamedChildren() {
+				if x.Kind != "keyword_argument" {
+					return // `d.get(key)`: a lookup
+				}
+			}
+		}
+		recv := pyparse.DottedName(fn.ChildByField("object"), f.Src)
+		last := recv[strings.LastIndex(recv, ".")+1:]
+		if recv != "" && (reQueueName.MatchString(last) || a.boundToQueue(f, m, recv)) {
+			what = recv + ".get()"
+		}
+	})
+	return what
+}
+
+// reQueueName: a name spelt as a queue (`in_q`, `input_queue`, `request_queue`, `q`).
+var reQueueName = regexp.MustCompile(`(?i)(^|_)q$|queue`)
+
+// boundToQueue reports a name assigned a `Queue()` (queue, multiprocessing, asyncio) in the
+// call's scope or, for `self.x`, in its class.
+func (a *classifier) boundToQueue(f *pyparse.File, at *pyparse.Node, name string) bool {
+	isQueue := func(v *pyparse.Node) bool {
+		if v == nil || v.Kind != "call" {
+			return false
+		}
+		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
+		return strings.HasSuffix(callee, "Queue")
+	}
+	found := false
+	if attr, ok := strings.CutPrefix(name, "self."); ok && isIdentifier(attr) {
+		if cls := methodClass(f.EnclosingFunction(at)); cls != nil {
+			selfAssignments(f, cls, func(_ *pyparse.Function, x string, v *pyparse.Node) {
+				found = found || x == attr && isQueue(v)
+			})
+		}
+		return found
+	}
+	walkOwn(scopeOf(f, at), func(m *pyparse.Node) {
+		if !found && m.Kind == "assignment" {
+			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
+				found = isQueue(m.ChildByField("right"))
+			}
+		}
+	})
+	return found
 }
 
 // handlerWhy says why fn (or a function it is nested in) handles a request: a route
@@ -191,7 +269,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 
 	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over
 	// models or stages; alternating generator/discriminator training.
-	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" {
+	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" { // again: no service context
 		return ModelSwitch, why
 	}
 	for _, l := range lc.Loops {
@@ -333,13 +411,19 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 		if c.Args == nil {
 			continue
 		}
-		if !reRegister.MatchString(c.Callee) {
-			continue
-		}
+		register := reRegister.MatchString(c.Callee)
 		for _, arg := range c.Args.NamedChildren() {
 			v := arg
 			if arg.Kind == "keyword_argument" {
 				v = arg.ChildByField("value")
+				// Gradio's listeners take the handler as `fn=`, also from a dict of their
+				// arguments (`dict(fn=predict, ...)`, then `btn.click(**args)`): gradio
+				// events.py, EventListener's `fn` parameter.
+				if k := arg.ChildByField("name"); !register && (k == nil || k.Text(f.Src) != "fn") {
+					continue
+				}
+			} else if !register {
+				continue
 			}
 			if v != nil && v.Kind == "identifier" && v.Text(f.Src) == fn.Name {
 				return true

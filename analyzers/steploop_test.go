@@ -126,9 +126,16 @@ func TestPatternRecords(t *testing.T) {
 		"switch_effects.py:36": "model_switch",
 		"switch_effects.py:43": "model_switch",
 		"switch_effects.py:62": "none",
-		// A REPL's turn waits for a person; a queue's does not.
-		"repl.py:18": "interactive_cleanup",
-		"repl.py:29": "none",
+		// A REPL's turn waits for a person; a queue worker's turn serves a request.
+		"repl.py:19": "interactive_cleanup",
+		"repl.py:30": "service_guard",
+		// Class 4: a queue worker, Gradio handlers registered through `fn=`; a handler
+		// switching models is a switch; a batch queue in a step loop and a lookup are not.
+		"service_queue.py:17": "service_guard",
+		"service_queue.py:25": "none",
+		"service_queue.py:32": "none",
+		"service_queue.py:37": "service_guard",
+		"service_queue.py:44": "model_switch",
 	}
 	got := map[string]string{}
 	for _, c := range res.Calls {

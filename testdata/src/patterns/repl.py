@@ -1,5 +1,6 @@
 """A chat REPL: each turn waits for a person, so a clear on a turn costs nothing anyone waits
-for (interactive cleanup); the same clear in a loop that reads no input is a warning."""
+for (interactive cleanup). The same clear in a worker that takes each query from a queue
+serves one request per turn (a service guard, issue 13 class 4)."""
 import torch
 
 
@@ -26,6 +27,6 @@ def serve_queue(model, queue):
         query = queue.get()
         if query == "clear":
             history = []
-            torch_gc()  # want "CL004 torch_gc.. runs"
+            torch_gc()
             continue
         history.append(model.chat(query, history))
