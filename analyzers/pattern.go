@@ -77,6 +77,11 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 	if why := a.afterSwallowedOOM(f, call); why != "" {
 		return OOMRetry, why
 	}
+	if fn := lc.Function; fn != nil && !lc.inStepLoop() {
+		if d := oomRetryDecorator(f, fn); d != "" {
+			return OOMRetry, fmt.Sprintf("in `%s`, which `%s` runs again with a smaller batch after an out-of-memory error", fn.Name, d)
+		}
+	}
 	for _, l := range lc.Loops {
 		oom, ok := a.oomLoops[l.Node]
 		if !ok { // once per loop, not per call in it
@@ -863,6 +868,26 @@ func (a *classifier) swallowsOOM(f *pyparse.File, scope *pyparse.Function, v *py
 
 // decoratedWith reports a function with a decorator whose name ends in suffix
 // (`@contextlib.contextmanager`, `@contextmanager`).
+// oomRetryDecorator names the decorator of fn that re-runs it after an out-of-memory error
+// (oomRetryDecorators, resolved through the file's imports; `@find_executable_batch_size(
+// starting_batch_size=64)` too), or "".
+func oomRetryDecorator(f *pyparse.File, fn *pyparse.Function) string {
+	for _, d := range fn.Decorators {
+		e := d
+		if named := d.NamedChildren(); len(named) == 1 {
+			e = named[0]
+		}
+		if e.Kind == "call" {
+			e = e.ChildByField("function")
+		}
+		name := pyparse.DottedName(e, f.Src)
+		if name != "" && oomRetryDecorators[f.Qualify(name)] {
+			return name
+		}
+	}
+	return ""
+}
+
 func decoratedWith(f *pyparse.File, fn *pyparse.Function, suffix string) bool {
 	for _, d := range fn.Decorators {
 		if strings.HasSuffix(strings.TrimSpace(strings.TrimPrefix(d.Text(f.Src), "@")), suffix) {

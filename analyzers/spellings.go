@@ -37,6 +37,19 @@ var libraryHelpers = map[string]string{
 	"deepspeed.runtime.utils.empty_cache":                        "DeepSpeed's runtime.utils.empty_cache() calls the accelerator's empty_cache()",
 }
 
+// oomRetryDecorators are decorators that run the function they wrap again after an
+// out-of-memory error, with the cache emptied between attempts: the function's once-run code
+// runs once per attempt. accelerate's find_executable_batch_size (src/accelerate/utils/
+// memory.py: `while True: try: return function(batch_size, ...) except Exception as e: if
+// should_reduce_batch_size(e): clear_device_cache(...); batch_size = reduce_batch_size_fn()`);
+// transformers re-exports it (transformers/trainer_utils.py).
+var oomRetryDecorators = map[string]bool{
+	"accelerate.find_executable_batch_size":                 true,
+	"accelerate.utils.find_executable_batch_size":           true,
+	"accelerate.utils.memory.find_executable_batch_size":    true,
+	"transformers.trainer_utils.find_executable_batch_size": true,
+}
+
 // nameHelpers are well-known helper names matched on the last part of the callee, for
 // libraries whose helpers are usually re-imported through the project's own modules
 // (Hugging Face's testing utilities dispatch through a table of device functions).

@@ -126,6 +126,10 @@ func TestPatternRecords(t *testing.T) {
 		"switch_effects.py:36": "model_switch",
 		"switch_effects.py:43": "model_switch",
 		"switch_effects.py:62": "none",
+		// Class 5: once per attempt of find_executable_batch_size; its step loop is not.
+		"oom_decorator.py:10": "oom_retry",
+		"oom_decorator.py:15": "none",
+		"oom_decorator.py:21": "none",
 		// A REPL's turn waits for a person; a queue worker's turn serves a request.
 		"repl.py:19": "interactive_cleanup",
 		"repl.py:30": "service_guard",
