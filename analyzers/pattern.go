@@ -261,12 +261,13 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	if fn := lc.Function; fn != nil && reDiagName.MatchString(fn.Name) && reMeasure.Match(src[fn.Node.Start:fn.Node.End]) {
 		return LeakDiagnosis, fmt.Sprintf("in `%s`, which measures memory", fn.Name)
 	}
-	// A clear that takes a baseline: a memory reading right after it (resetting the peak
-	// statistics alone measures nothing; a model load is what usually follows that).
+	// A clear that takes a baseline: a memory reading right after it, kept to be compared
+	// (resetting the peak statistics alone measures nothing; a reading only printed or logged
+	// compares nothing either).
 	if lc.innermostLoop() == nil {
 		_, after := siblings(call, 5)
 		for _, st := range after {
-			if m := reMemRead.FindString(st.Text(src)); m != "" {
+			if m := reMemRead.FindString(st.Text(src)); m != "" && keptReading(f, st) {
 				return LeakDiagnosis, fmt.Sprintf("takes a memory baseline right after (`%s()` at line %d)", m, st.Line())
 			}
 		}
@@ -306,6 +307,59 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 		}
 	}
 	return PatternNone, ""
+}
+
+// keptReading reports a statement that keeps a memory reading to compare: it returns it,
+// stores it in an attribute or a container (`self.begin = ...`, `m["gpu"] = ...`: compared
+// elsewhere), or binds a name that a subtraction or comparison uses later in the function.
+// A reading printed, logged or turned into a figure for a message is kept for nothing.
+func keptReading(f *pyparse.File, st *pyparse.Node) bool {
+	if st.Kind == "return_statement" {
+		return true
+	}
+	e := st.NamedChildren()
+	if st.Kind != "expression_statement" || len(e) == 0 || e[0].Kind != "assignment" && e[0].Kind != "augmented_assignment" {
+		return false
+	}
+	left := e[0].ChildByField("left")
+	if left == nil {
+		return false
+	}
+	names := map[string]bool{}
+	kept := false
+	left.Walk(func(n *pyparse.Node) bool {
+		switch n.Kind {
+		case "attribute", "subscript":
+			kept = true
+			return false
+		case "identifier":
+			names[n.Text(f.Src)] = true
+		}
+		return true
+	})
+	if kept {
+		return true
+	}
+	walkOwn(scopeOf(f, st), func(m *pyparse.Node) {
+		if kept || m.Start < st.End {
+			return
+		}
+		compare := m.Kind == "comparison_operator"
+		if m.Kind == "binary_operator" {
+			op := m.ChildByField("operator")
+			compare = op != nil && op.Text(f.Src) == "-"
+		}
+		if !compare {
+			return
+		}
+		m.Walk(func(n *pyparse.Node) bool {
+			if n.Kind == "identifier" && names[n.Text(f.Src)] {
+				kept = true
+			}
+			return !kept
+		})
+	})
+	return kept
 }
 
 // loadsIn says how a block loads a model, directly (`from_pretrained`, `load_model`, ...)

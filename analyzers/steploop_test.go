@@ -101,6 +101,8 @@ func TestPatternRecords(t *testing.T) {
 		"service.py:32":            "none",
 		"leak.py:10":               "leak_diagnosis",
 		"leak.py:16":               "none",
+		"leak.py:27":               "none",
+		"leak.py:33":               "leak_diagnosis",
 		// Issue 13, class 5: retries behind managers that swallow the OOM, and a flag only
 		// an OOM handler sets; the look-alikes stay none.
 		"oom_context.py:71":  "oom_retry",

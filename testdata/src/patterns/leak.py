@@ -21,3 +21,16 @@ def main():
     base = start_measure()
     flush()
     print(torch.cuda.memory_allocated() - base)
+
+
+def report_free(dev):
+    torch.cuda.empty_cache()
+    free, total = torch.cuda.mem_get_info(dev)  # only logged: no baseline
+    print(f"{free / 2**30:.1f} GiB free of {total / 2**30:.1f}")
+
+
+def measure_step(step):
+    torch.cuda.empty_cache()
+    before = torch.cuda.memory_allocated()  # a baseline the subtraction below compares
+    step()
+    return torch.cuda.memory_allocated() - before
