@@ -745,6 +745,11 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 	return p.display[found]
 }
 
+// inPackage reports a file of a package: an `__init__.py` beside it in the scope.
+func (p *project) inPackage(f *pyparse.File) bool {
+	return p.pathSet[path.Join(path.Dir(absSlash(f.Path)), "__init__.py")]
+}
+
 // absSlash makes paths comparable however the user named them (relative to the working
 // directory, absolute, with ./ or ../).
 func absSlash(f string) string {

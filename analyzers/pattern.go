@@ -302,7 +302,9 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 		if a.notebook(f) {
 			return InteractiveCleanup, "top-level code of a notebook cell"
 		}
-		if nearby(f, call, 3, func(t string) bool { return strings.HasPrefix(t, "del ") }) {
+		// A script's top level run by hand; a package's module runs its top level when it
+		// is imported, setting up, not cleaning up after a person.
+		if !a.g.Project.inPackage(f) && nearby(f, call, 3, func(t string) bool { return strings.HasPrefix(t, "del ") }) {
 			return InteractiveCleanup, "module-level cleanup after `del`"
 		}
 	}

@@ -132,6 +132,10 @@ func TestPatternRecords(t *testing.T) {
 		"oom_decorator.py:10": "oom_retry",
 		"oom_decorator.py:15": "none",
 		"oom_decorator.py:21": "none",
+		// Module-level clean-up after `del`: a script's is interactive, a package module's
+		// runs at import.
+		"session.py:8": "interactive_cleanup",
+		"probe.py:7":   "none",
 		// A REPL's turn waits for a person; a queue worker's turn serves a request.
 		"repl.py:19": "interactive_cleanup",
 		"repl.py:30": "service_guard",
