@@ -589,12 +589,46 @@ func (a *classifier) modelSwitchNearby(f *pyparse.File, call *pyparse.Node, wide
 		for outer != nil && outer.Parent != nil && (outer.Kind == "elif_clause" || outer.Kind == "else_clause" || outer.Kind == "except_clause" || outer.Kind == "finally_clause") {
 			outer = outer.Parent
 		}
-		if outer == nil || outer.Kind == "for_statement" || outer.Kind == "while_statement" || outer.Kind == "function_definition" || outer.Kind == "module" {
+		if outer == nil || outer.Kind == "while_statement" || outer.Kind == "function_definition" || outer.Kind == "module" ||
+			outer.Kind == "for_statement" && !repeatLoop(f, outer) {
 			return ""
+		}
+		if outer.Kind == "with_statement" {
+			if why := a.loadingManager(f, outer); why != "" {
+				return why
+			}
 		}
 		n = outer
 	}
 	return ""
+}
+
+// repeatLoop reports `for _ in range(3)`: the same statements repeated a few times (a clear
+// run thrice to be sure), no loop over work; what is beside the loop is beside the call.
+func repeatLoop(f *pyparse.File, loop *pyparse.Node) bool {
+	left, right := loop.ChildByField("left"), loop.ChildByField("right")
+	if left == nil || right == nil || left.Text(f.Src) != "_" || right.Kind != "call" ||
+		pyparse.DottedName(right.ChildByField("function"), f.Src) != "range" {
+		return false
+	}
+	args := right.ChildByField("arguments")
+	return args != nil && len(args.NamedChildren()) == 1 && args.NamedChildren()[0].Kind == "integer"
+}
+
+// loadingManager says how a `with` statement's items load a model for its body (`with
+// vae_info.model_on_device() as vae:`, InvokeAI's LoadedModel context that locks the model
+// into VRAM), or "".
+func (a *classifier) loadingManager(f *pyparse.File, with *pyparse.Node) string {
+	why := ""
+	for _, c := range with.Children {
+		if c.Kind != "with_clause" {
+			continue
+		}
+		if how := a.loadsIn(f, c, nil, 4); how != "" {
+			why = fmt.Sprintf("inside the `with` at line %d, which loads the model (%s)", with.Line(), how)
+		}
+	}
+	return why
 }
 
 func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide, deep bool) string {

@@ -1,5 +1,7 @@
 """Model switches read from what the statements beside a once-run call do, through the
 functions they call (issue 13, class 1: effects), and look-alikes that run on every step."""
+import gc
+
 import torch
 from diffusers import DiffusionPipeline
 
@@ -60,3 +62,24 @@ class Trainer:
         loss.backward()
         self.ema.step(self.get_model())  # an accessor on every step, not a switch
         torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every step"
+
+
+def decode(vae_info, latents):
+    with vae_info.model_on_device() as vae:  # the manager loads the VAE for its body
+        latents = latents.to(vae.device)
+        torch.cuda.empty_cache()
+        return vae.decode(latents)
+
+
+def drop_quantized(quantized_model):
+    del quantized_model
+    for _ in range(3):  # the same clean-up thrice, beside the `del`
+        gc.collect()
+        torch.cuda.empty_cache()
+
+
+def warm_up(model, x, n):
+    for _ in range(n):  # n passes of work, not a repeat of the clean-up
+        y = model(x)
+        del y
+        torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
