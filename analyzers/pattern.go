@@ -27,10 +27,12 @@ var (
 	reRetryLoop = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
 	reModelName = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
 	reModelLoop = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
-	// reLoadModel: calls that load or offload a model. model_on_device is InvokeAI's
+	// reLoadModel: calls that load or offload a model. reload_states and offload_states move a
+	// DeepSpeed engine's parameters and optimizer states back to or off the GPU
+	// (deepspeed/runtime/engine.py, DeepSpeedEngine.offload_states). model_on_device is InvokeAI's
 	// LoadedModel context that locks the model into VRAM (invokeai/backend/model_manager/
 	// load/load_base.py, LoadedModel.model_on_device).
-	reLoadModel = regexp.MustCompile(`from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
+	reLoadModel = regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
 	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
 	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
 	reLoaderName = regexp.MustCompile(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
@@ -799,6 +801,11 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 			}
 			if reLoadModel.MatchString(callee) {
 				return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
+			}
+			// `model.destroy()`: DeepSpeed's engine frees what it holds
+			// (deepspeed/runtime/engine.py, DeepSpeedEngine.destroy).
+			if recv, ok := strings.CutSuffix(callee, ".destroy"); ok && a.holdsModel(f, s, recv) {
+				return fmt.Sprintf("`%s` at line %d destroys the model", firstLine(text), s.Line())
 			}
 		}
 	}

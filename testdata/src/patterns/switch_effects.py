@@ -83,3 +83,14 @@ def warm_up(model, x, n):
         y = model(x)
         del y
         torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
+
+
+def after_training(engine, evaluate):
+    evaluate(engine)
+    engine.destroy()  # DeepSpeed's engine frees its model and optimizer
+    torch.cuda.empty_cache()
+
+
+def resume(model):
+    model.reload_states(non_blocking=True)  # DeepSpeed moves the states back onto the GPU
+    torch.cuda.empty_cache()
