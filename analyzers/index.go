@@ -181,6 +181,15 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			out = append(out, r)
 		}
 	}
+	if isIdentifier(c.Callee) && c.Function != nil {
+		// `fn = generate_a` / `elif ...: fn = generate_b`, then `fn(...)`: each function
+		// the name is bound to in the function's own body may run.
+		for _, ref := range p.localFuncs(f, c.Function, c.Callee) {
+			if r == nil || ref.fn != r.fn {
+				out = append(out, ref)
+			}
+		}
+	}
 	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
 		if cls := methodClass(c.Function); cls != nil {
 			out = append(out, p.overrides(cls, rest)...)
@@ -189,6 +198,51 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			}
 		}
 	}
+	return out
+}
+
+// boundFuncs returns the project functions a value bound to a name may be: the functions it
+// names (functionValues), or those a project factory it calls returns
+// (`self.generate = get_generate_function(model)`).
+func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node) []*funcRef {
+	var out []*funcRef
+	for _, name := range functionValues(f, v) {
+		if ref := p.resolveName(f, scope, name, 1); ref != nil {
+			out = append(out, ref)
+		}
+	}
+	if v.Kind == "call" && len(out) == 0 {
+		if callee := pyparse.DottedName(v.ChildByField("function"), f.Src); callee != "" {
+			if ref := p.resolveName(f, scope, callee, 1); ref != nil && ref.fn.Body != nil {
+				out = append(out, p.returnedFuncs(ref)...)
+			}
+		}
+	}
+	return out
+}
+
+// localFuncs returns the project functions a plain name is bound to by the assignments in
+// scope's own body (each branch of an if/elif chain, a conditional expression's both values),
+// each once.
+func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name string) []*funcRef {
+	if scope.Body == nil {
+		return nil
+	}
+	var out []*funcRef
+	walkScope(scope.Body, func(n *pyparse.Node) {
+		if n.Kind != "assignment" {
+			return
+		}
+		l, r := n.ChildByField("left"), n.ChildByField("right")
+		if l == nil || r == nil || l.Kind != "identifier" || l.Text(f.Src) != name {
+			return
+		}
+		for _, ref := range p.boundFuncs(f, scope, r) {
+			if !slices.ContainsFunc(out, func(x *funcRef) bool { return x.fn == ref.fn }) {
+				out = append(out, ref)
+			}
+		}
+	})
 	return out
 }
 
@@ -229,8 +283,8 @@ func classAttr[T any](p *project, f *pyparse.File, cls *pyparse.Class, attr stri
 func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[string][]*funcRef {
 	out := map[string][]*funcRef{}
 	selfAssignments(f, cls, func(m *pyparse.Function, attr string, r *pyparse.Node) {
-		for _, v := range functionValues(f, r) {
-			if ref := p.resolveName(f, m, v, 1); ref != nil && !slices.ContainsFunc(out[attr], func(x *funcRef) bool { return x.fn == ref.fn }) {
+		for _, ref := range p.boundFuncs(f, m, r) {
+			if !slices.ContainsFunc(out[attr], func(x *funcRef) bool { return x.fn == ref.fn }) {
 				out[attr] = append(out[attr], ref)
 			}
 		}

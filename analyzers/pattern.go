@@ -296,7 +296,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	// or a loop that waits for a person each iteration (a REPL reading `input()`): a clear
 	// per turn of a human costs nothing anyone waits for.
 	if l := lc.innermostLoop(); l != nil && l.Kind != stepLoop {
-		if what := readsInput(f, l.Node.ChildByField("body")); what != "" {
+		if what := a.readsInput(f, l.Node.ChildByField("body")); what != "" {
 			return InteractiveCleanup, fmt.Sprintf("in the interactive loop at line %d (`%s`), which waits for `%s` on each turn", l.Node.Line(), l.Header, what)
 		}
 	}
@@ -1217,18 +1217,57 @@ func movesToDevice(f *pyparse.File, call *pyparse.Node) bool {
 var reDtype = regexp.MustCompile(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp32|double|int\d*|u?int8|bool)$|dtype$`)
 
 // readsInput names the call by which a loop body waits for a person: the builtin `input()`,
-// `sys.stdin.readline()`, or a prompt of click, rich or prompt_toolkit ("" when none). Nested
+// `sys.stdin.readline()`, or a prompt of click, rich or prompt_toolkit, directly or through a
+// method of that name that project classes define to read one (`chatio.prompt_for_input()`
+// on a parameter: every project class with the method is a candidate) ("" when none). Nested
 // definitions and loops are not its own turns.
-func readsInput(f *pyparse.File, body *pyparse.Node) string {
+func (a *classifier) readsInput(f *pyparse.File, body *pyparse.Node) string {
 	what := ""
 	walkOwn(body, func(m *pyparse.Node) {
 		if what != "" || m.Kind != "call" {
 			return
 		}
-		switch q := f.Qualify(pyparse.DottedName(m.ChildByField("function"), f.Src)); q {
-		case "input", "builtins.input", "sys.stdin.readline", "click.prompt", "rich.prompt.Prompt.ask", "prompt_toolkit.prompt":
-			what = q + "()"
+		fn := m.ChildByField("function")
+		if w := promptCall(f, m); w != "" {
+			what = w
+		} else if fn != nil && fn.Kind == "attribute" && a.resolveCall(f, m) == nil {
+			method := fn.ChildByField("attribute").Text(f.Src)
+			if w := a.promptMethod(method); w != "" {
+				what = pyparse.DottedName(fn, f.Src) + "()` -> `" + w
+			}
 		}
 	})
 	return what
+}
+
+// promptCall names a call that waits for a person's input, or "".
+func promptCall(f *pyparse.File, m *pyparse.Node) string {
+	switch q := f.Qualify(pyparse.DottedName(m.ChildByField("function"), f.Src)); q {
+	case "input", "builtins.input", "sys.stdin.readline", "click.prompt", "rich.prompt.Prompt.ask", "prompt_toolkit.prompt":
+		return q + "()"
+	}
+	return ""
+}
+
+// promptMethod names the prompt that a method of this name reads in some project class
+// (memoized per name), or "".
+func (a *classifier) promptMethod(name string) string {
+	if v, ok := a.prompts[name]; ok {
+		return v
+	}
+	v := ""
+	for _, f := range a.g.Project.res.Files {
+		for _, fn := range f.Functions {
+			if v != "" || fn.Class == nil || fn.Name != name || fn.Body == nil {
+				continue
+			}
+			walkOwn(fn.Body, func(m *pyparse.Node) {
+				if v == "" && m.Kind == "call" {
+					v = promptCall(f, m)
+				}
+			})
+		}
+	}
+	a.prompts[name] = v
+	return v
 }

@@ -143,6 +143,9 @@ func TestPatternRecords(t *testing.T) {
 		// runs at import.
 		"session.py:8": "interactive_cleanup",
 		"probe.py:7":   "none",
+		// A name bound in branches or by a factory runs each candidate; a chat loop reading
+		// through its I/O object's method is interactive.
+		"chat_dispatch.py:36": "interactive_cleanup",
 		// A REPL's turn waits for a person; a queue worker's turn serves a request.
 		"repl.py:19": "interactive_cleanup",
 		"repl.py:30": "service_guard",
