@@ -33,6 +33,10 @@ type project struct {
 	attrClasses map[*pyparse.Class]map[string]*classRef
 	// attrFuncs caches, per class, the project functions bound to each `self.attr`.
 	attrFuncs map[*pyparse.Class]map[string][]*funcRef
+	// localBinds caches, per function, the values its own body assigns to each plain name;
+	// localRefs what localFuncs resolved them to.
+	localBinds map[*pyparse.Function]map[string][]*pyparse.Node
+	localRefs  map[*pyparse.Function]map[string][]*funcRef
 	// funcNames holds every function name of the parsed files: an argument that names none
 	// cannot be a callback of the project's.
 	funcNames map[string]bool
@@ -94,6 +98,8 @@ func (p *project) reindex() {
 	}
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
+	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
+	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
 	p.funcNames = map[string]bool{}
@@ -228,21 +234,36 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	if scope.Body == nil {
 		return nil
 	}
+	binds, ok := p.localBinds[scope]
+	if !ok {
+		binds = map[string][]*pyparse.Node{}
+		walkScope(scope.Body, func(n *pyparse.Node) {
+			if n.Kind != "assignment" {
+				return
+			}
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" {
+				binds[l.Text(f.Src)] = append(binds[l.Text(f.Src)], r)
+			}
+		})
+		p.localBinds[scope] = binds
+		p.localRefs[scope] = map[string][]*funcRef{}
+	}
+	values := binds[name]
+	if len(values) == 0 {
+		return nil
+	}
+	if refs, done := p.localRefs[scope][name]; done {
+		return refs
+	}
 	var out []*funcRef
-	walkScope(scope.Body, func(n *pyparse.Node) {
-		if n.Kind != "assignment" {
-			return
-		}
-		l, r := n.ChildByField("left"), n.ChildByField("right")
-		if l == nil || r == nil || l.Kind != "identifier" || l.Text(f.Src) != name {
-			return
-		}
-		for _, ref := range p.boundFuncs(f, scope, r) {
+	for _, v := range values {
+		for _, ref := range p.boundFuncs(f, scope, v) {
 			if !slices.ContainsFunc(out, func(x *funcRef) bool { return x.fn == ref.fn }) {
 				out = append(out, ref)
 			}
 		}
-	})
+	}
+	p.localRefs[scope][name] = out
 	return out
 }
 
