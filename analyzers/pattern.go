@@ -705,6 +705,10 @@ func (a *classifier) switchStatement(f *pyparse.File, s *pyparse.Node, nested, w
 	if how := a.loadsIn(f, s, nil, depth); how != "" {
 		return fmt.Sprintf("`%s` at line %d loads a model (%s)", firstLine(s.Text(f.Src)), s.Line(), how)
 	}
+	// `engine = InferenceEngine(controller)`: a model built anew.
+	if e := s.NamedChildren(); len(e) == 1 && e[0].Kind == "assignment" && a.modelValue(f, e[0].ChildByField("right"), false) {
+		return fmt.Sprintf("`%s` at line %d builds a model", firstLine(s.Text(f.Src)), s.Line())
+	}
 	if !deep {
 		return ""
 	}
@@ -1054,7 +1058,7 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 	if attr, ok := strings.CutPrefix(name, "self."); ok && isIdentifier(attr) {
 		if cls := methodClass(f.EnclosingFunction(s)); cls != nil {
 			selfAssignments(f, cls, func(_ *pyparse.Function, at string, v *pyparse.Node) {
-				found = found || at == attr && a.modelValue(f, v, 0)
+				found = found || at == attr && a.modelValue(f, v, true)
 			})
 		}
 		return found
@@ -1065,7 +1069,7 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
 		if !found && m.Kind == "assignment" && m.Start < s.Start {
 			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
-				found = a.modelValue(f, m.ChildByField("right"), 0)
+				found = a.modelValue(f, m.ChildByField("right"), true)
 			}
 		}
 	})
@@ -1075,9 +1079,11 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 // modelValue reports a value that is a model: a loader's result (`from_pretrained`), a
 // module moved or cast (`.to(device)`, `.eval()`) of one, the instance of a project class
 // that derives from a module or pipeline class or is named as one, an external class named as
-// one (`UNet2DModel(...)`), or what a project function returns that loads one.
-func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, depth int) bool {
-	for v != nil && v.Kind == "call" && depth < 8 {
+// one (`UNet2DModel(...)`), or, with callees, what a project function returns that loads one
+// (a value bound to a name is judged by that; a statement beside the call that only calls such
+// a function builds nothing itself).
+func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) bool {
+	for depth := 0; v != nil && v.Kind == "call" && depth < 8; depth++ {
 		fn := v.ChildByField("function")
 		if fn == nil {
 			return false
@@ -1086,19 +1092,26 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, depth int) boo
 		if fn.Kind == "attribute" {
 			last = fn.ChildByField("attribute").Text(f.Src)
 			if reModuleMethod.MatchString(last) {
-				v, depth = fn.ChildByField("object"), depth+1
+				v = fn.ChildByField("object")
 				continue
 			}
 		} else {
 			last = fn.Text(f.Src)
 		}
-		if reLoadModel.MatchString(last) && !reOffloadName.MatchString(last) {
+		if reLoaderName.MatchString(last) && !reOffloadName.MatchString(last) {
 			return true
 		}
 		callee := pyparse.DottedName(fn, f.Src)
 		if callee != "" && last != "" && unicode.IsUpper(rune(last[0])) {
 			if cr := a.g.Project.lookupClass(f, callee); cr != nil {
-				for _, b := range append([]string{cr.cls.Name}, a.g.Project.classBases(cr.file, cr.cls)...) {
+				names := a.g.Project.classBases(cr.file, cr.cls)
+				if callees {
+					// A name bound to it: a wrapper named as a model holds one
+					// (`self.sd = StableDiffusion(...)`); built beside a call, only a
+					// module's or pipeline's subclass is one (`ChatModel()` may serve).
+					names = append(names, cr.cls.Name)
+				}
+				for _, b := range names {
 					if reModelClass.MatchString(b) {
 						return true
 					}
@@ -1107,7 +1120,7 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, depth int) boo
 			}
 			return reModelClass.MatchString(last)
 		}
-		if r := a.resolveCall(f, v); r != nil && r.fn.Body != nil && a.loadsIn(r.file, r.fn.Body, nil, 1) != "" {
+		if r := a.resolveCall(f, v); callees && r != nil && r.fn.Body != nil && a.loadsIn(r.file, r.fn.Body, nil, 1) != "" {
 			return true
 		}
 		return false

@@ -135,6 +135,8 @@ func TestPatternRecords(t *testing.T) {
 		"switch_effects.py:85": "none",
 		"switch_effects.py:91": "model_switch",
 		"switch_effects.py:96": "model_switch",
+		"switch_effects.py:104": "model_switch",
+		"switch_effects.py:111": "model_switch",
 		// Class 5: once per attempt of find_executable_batch_size; its step loop is not.
 		"oom_decorator.py:10": "oom_retry",
 		"oom_decorator.py:15": "none",

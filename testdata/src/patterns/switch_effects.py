@@ -94,3 +94,18 @@ def after_training(engine, evaluate):
 def resume(model):
     model.reload_states(non_blocking=True)  # DeepSpeed moves the states back onto the GPU
     torch.cuda.empty_cache()
+
+
+class InferenceEngine(torch.nn.Module):
+    pass
+
+
+def build_env(controller):
+    torch.cuda.empty_cache()
+    engine = InferenceEngine(controller)  # a model built anew after the clear
+    return engine
+
+
+def per_case(cases):
+    for case in cases:
+        build_env(case)  # each case builds its engine: a switch per case
