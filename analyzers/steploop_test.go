@@ -130,11 +130,11 @@ func TestPatternRecords(t *testing.T) {
 		"switch_effects.py:64": "none",
 		// Inside a manager that loads the model; a clean-up repeated thrice beside a `del`;
 		// n passes of work are no repeat.
-		"switch_effects.py:70": "model_switch",
-		"switch_effects.py:78": "model_switch",
-		"switch_effects.py:85": "none",
-		"switch_effects.py:91": "model_switch",
-		"switch_effects.py:96": "model_switch",
+		"switch_effects.py:70":  "model_switch",
+		"switch_effects.py:78":  "model_switch",
+		"switch_effects.py:85":  "none",
+		"switch_effects.py:91":  "model_switch",
+		"switch_effects.py:96":  "model_switch",
 		"switch_effects.py:104": "model_switch",
 		"switch_effects.py:111": "model_switch",
 		// Class 5: once per attempt of find_executable_batch_size; its step loop is not.
