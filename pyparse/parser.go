@@ -58,7 +58,8 @@ func loadLanguage() {
 
 // Parser parses Python files. It is not safe for concurrent use: give each worker its own.
 type Parser struct {
-	p *sitter.Parser
+	p  *sitter.Parser
+	sc scratch
 	// Timeout, when set, replaces the file's Budget.
 	Timeout time.Duration
 }
@@ -80,6 +81,7 @@ func (p *Parser) Close() {
 		p.p.Close()
 		p.p = nil
 	}
+	p.sc = scratch{}
 }
 
 // ErrTimeout is returned when a file takes longer than its budget to parse.
@@ -114,7 +116,7 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	defer tree.Close()
 	root := tree.RootNode()
 	f := &File{Path: path, Src: src}
-	f.Root = flatten(root, f)
+	f.Root = flatten(root, f, &p.sc)
 	f.buildModel(f.Root)
 	return f, nil
 }
