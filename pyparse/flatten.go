@@ -103,7 +103,7 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	index := sc.index
 	checkErrors := root.HasError()
 	// The nodes and the children slices are cut from two arrays sized by a first count:
-	// punctuation, left out, is about a third of a tree's nodes.
+	// punctuation, left out, is some 30% of a tree's nodes (unsloth: 2.9 M of which 2.1 M kept).
 	sc.kids = grow(sc.kids, n)
 	kids := sc.kids
 	clear(kids)
