@@ -2,11 +2,19 @@ package pyparse
 
 /*
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 // Declared here rather than through tree-sitter's header: the symbol is compiled into the
 // binary by go-tree-sitter's own cgo package.
 void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void *(*)(void *, size_t), void (*)(void *));
 static void cachelint_use_libc_allocator(void) {
 	ts_set_allocator(malloc, calloc, realloc, free);
+}
+static void cachelint_release_freed(void) {
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 */
 import "C"
@@ -24,3 +32,9 @@ var allocOnce sync.Once
 func useLibcAllocator() {
 	allocOnce.Do(func() { C.cachelint_use_libc_allocator() })
 }
+
+// releaseFreed hands the memory of the trees tree-sitter has freed back to the system.
+// glibc keeps it in its arenas (one per thread that parsed, up to eight per CPU), where
+// nothing but another parse reuses it: unsloth's 265 parsed files left 67 MB there, resident
+// while the analysis after the parse grows the Go heap. A no-op on other C libraries.
+func releaseFreed() { C.cachelint_release_freed() }

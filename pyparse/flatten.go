@@ -73,19 +73,40 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
+// scratch holds what flatten needs only while it copies one tree: a parser keeps it from
+// file to file, so a run does not allocate and fault in about 40 bytes per tree-sitter node
+// of every file it parses (a 1 MB file has some 250,000) only to drop them.
+type scratch struct {
+	flat  []C.cl_flat
+	index []int32 // flat index -> index in nodes, -1 for dropped punctuation
+	kids  []int32 // flat index -> number of children kept
+}
+
+// grow returns buf with length n, reusing its array when it is large enough.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}
+
 // flatten copies the tree into Go Nodes through one C call that walks it with a cursor.
-func flatten(root *sitter.Node, f *File) *Node {
+func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	count := int(root.DescendantCount()) + 1
-	flat := make([]C.cl_flat, count)
+	sc.flat = grow(sc.flat, count)
+	flat := sc.flat
 	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
 	n := int(C.cachelint_flatten((*C.cl_node)(unsafe.Pointer(root)), &flat[0], C.size_t(count)))
 	lines := lineStarts(f.Src)
 	f.lines = lines
-	nodes := make([]Node, 0, n)
-	index := make([]int32, n) // flat index -> index in nodes, -1 for dropped punctuation
+	sc.index = grow(sc.index, n)
+	index := sc.index
 	checkErrors := root.HasError()
-	// Children slices are cut from one backing array, sized by a first count.
-	kids := make([]int32, n)
+	// The nodes and the children slices are cut from two arrays sized by a first count:
+	// punctuation, left out, is some 30% of a tree's nodes (unsloth: 2.9 M of which 2.1 M kept).
+	sc.kids = grow(sc.kids, n)
+	kids := sc.kids
+	clear(kids)
 	kept := 0
 	for i := 0; i < n; i++ {
 		if flat[i].named == 0 && isPunct(uint16(flat[i].kind)) {
@@ -96,7 +117,9 @@ func flatten(root *sitter.Node, f *File) *Node {
 			kids[p]++
 		}
 	}
+	nodes := make([]Node, 0, kept)
 	backing := make([]*Node, kept)
+	row := 0
 	for i := 0; i < n; i++ {
 		e := &flat[i]
 		kind := uint16(e.kind)
@@ -117,7 +140,7 @@ func flatten(root *sitter.Node, f *File) *Node {
 			nd.Field = fieldNames[fid]
 		}
 		nd.Start, nd.End = int(e.start), int(e.end)
-		row, _ := position(lines, nd.Start)
+		row = rowFrom(lines, nd.Start, row)
 		nd.Row = int32(row)
 		if k := int(kids[i]); k > 0 {
 			nd.Children, backing = backing[:0:k], backing[k:]
@@ -137,4 +160,19 @@ func flatten(root *sitter.Node, f *File) *Node {
 		}
 	}
 	return &nodes[0]
+}
+
+// rowFrom is the 0-based row of off, found by moving forward from row, the row of an offset
+// at or before it: nodes come in pre-order, so their starts never go back and a whole tree
+// costs one pass over its lines instead of a binary search per node. An offset before row's
+// start (which pre-order does not give) is searched for.
+func rowFrom(starts []int, off, row int) int {
+	if off < starts[row] {
+		row, _ = position(starts, off)
+		return row
+	}
+	for row+1 < len(starts) && starts[row+1] <= off {
+		row++
+	}
+	return row
 }

@@ -113,6 +113,7 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	}
 	close(work)
 	wg.Wait()
+	releaseFreed()
 	if initErr != nil {
 		return initErr
 	}

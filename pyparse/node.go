@@ -117,38 +117,42 @@ func (n *Node) Contains(m *Node) bool {
 }
 
 // Walk calls fn for n and every descendant in source order; fn returns false to skip a
-// node's children. It uses an explicit stack so 10 000-deep nesting cannot overflow.
+// node's children. It climbs back through Parent and Index rather than keeping a stack, so
+// 10 000-deep nesting cannot overflow and a walk allocates nothing.
 func (n *Node) Walk(fn func(*Node) bool) {
-	if n == nil {
-		return
-	}
-	stack := []*Node{n}
-	for len(stack) > 0 {
-		cur := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if !fn(cur) {
+	for cur := n; cur != nil; {
+		if fn(cur) && len(cur.Children) > 0 {
+			cur = cur.Children[0]
 			continue
 		}
-		for i := len(cur.Children) - 1; i >= 0; i-- {
-			stack = append(stack, cur.Children[i])
+		cur = cur.nextUnder(n)
+	}
+}
+
+// nextUnder returns the node after n's subtree in a pre-order walk of top's, nil when n's
+// subtree ends top's.
+func (n *Node) nextUnder(top *Node) *Node {
+	for ; n != top; n = n.Parent {
+		if i := int(n.Index) + 1; i < len(n.Parent.Children) {
+			return n.Parent.Children[i]
 		}
 	}
+	return nil
 }
 
 // Find returns the first node (in source order) under n for which match is true.
 func (n *Node) Find(match func(*Node) bool) *Node {
-	var found *Node
-	n.Walk(func(m *Node) bool {
-		if found != nil {
-			return false
+	for cur := n; cur != nil; {
+		if match(cur) {
+			return cur
 		}
-		if match(m) {
-			found = m
-			return false
+		if len(cur.Children) > 0 {
+			cur = cur.Children[0]
+		} else {
+			cur = cur.nextUnder(n)
 		}
-		return true
-	})
-	return found
+	}
+	return nil
 }
 
 // Statement returns the statement that contains n: the ancestor (or n itself) whose parent

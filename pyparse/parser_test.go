@@ -192,7 +192,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			tree := p.p.Parse(b, nil)
 			defer tree.Close()
 			fa, fb := &File{Src: b}, &File{Src: b}
-			a, c := flatten(tree.RootNode(), fa), convert(tree.RootNode(), fb)
+			a, c := flatten(tree.RootNode(), fa, p.sc), convert(tree.RootNode(), fb)
 			var la, lb []string
 			dump := func(out *[]string) func(*Node) bool {
 				return func(n *Node) bool {
