@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"bytes"
 	"path"
 	"path/filepath"
 	"slices"
@@ -236,6 +237,12 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	}
 	binds, ok := p.localBinds[scope]
 	if !ok {
+		// Most calls of a plain name call a function, not a local binding: skip the walk
+		// when the body never assigns the name.
+		body := f.Src[scope.Body.Start:scope.Body.End]
+		if !bytes.Contains(body, []byte(name+" =")) && !bytes.Contains(body, []byte(name+"=")) {
+			return nil
+		}
 		binds = map[string][]*pyparse.Node{}
 		walkScope(scope.Body, func(n *pyparse.Node) {
 			if n.Kind != "assignment" {
