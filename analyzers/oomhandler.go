@@ -186,7 +186,13 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	retry, failed := findRetry(g, f, try, body, clear, clears)
 	fnName := functionName(f.EnclosingFunction(clause))
 	if retry != nil {
-		reportRetry(pass, f, clause, clear, clears[clear], retry, failed, fnName)
+		reportRetry(pass, f, clause, clear, clears[clear], retry, failed, fnName, false)
+	} else if k.oom || k.memory {
+		// A handler for OOM alone that computes the failed result another way on the same
+		// inputs (a tiled fallback) runs it while the failed attempt's memory is held.
+		if fb, w := findFallback(g, f, try, body, clear, clears); fb != nil {
+			reportRetry(pass, f, clause, clear, clears[clear], fb, w, fnName, true)
+		}
 	}
 	// Too broad only when the handler retries: a broad handler that clears and then logs,
 	// re-raises, skips the item or falls back to other work hides no error behind a retry.
@@ -253,35 +259,9 @@ func insideLoop(m, top *pyparse.Node) bool {
 // is cleared: a call of a function the try body called, or of the enclosing function
 // itself (a recursive retry). failed is the try body's call it repeats (nil for recursion).
 func findRetry(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node, clears map[*pyparse.Node]string) (retry, failed *pyparse.Node) {
-	tryBody := try.ChildByField("body")
-	if tryBody == nil {
+	work := failedWork(g, f, try, clears)
+	if work == nil {
 		return nil, nil
-	}
-	// The failed work is the first statement of the try body that does any: what comes
-	// after it (`_adjust_batch_size(...)` in Lightning's batch-size finder) is bookkeeping
-	// the handler may well do again without retrying anything.
-	work := map[string]*pyparse.Node{}
-	for _, stmt := range tryBody.NamedChildren() {
-		walkOwn(stmt, func(m *pyparse.Node) {
-			if m.Kind != "call" {
-				return
-			}
-			if _, ok := clears[m]; ok {
-				return
-			}
-			c := f.CallOf(m)
-			if c == nil {
-				return
-			}
-			if q := g.Project.qualifiedCallee(f, c); q != "" && isWork(q) {
-				if _, seen := work[q]; !seen {
-					work[q] = m
-				}
-			}
-		})
-		if len(work) > 0 {
-			break
-		}
 	}
 	self := f.EnclosingFunction(try)
 	walkOwn(handler, func(m *pyparse.Node) {
@@ -306,6 +286,87 @@ func findRetry(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node,
 		}
 	})
 	return retry, failed
+}
+
+// failedWork is the work a try body attempts, by qualified callee: the calls of its first
+// statement that does any (what comes after it, `_adjust_batch_size(...)` in Lightning's
+// batch-size finder, is bookkeeping the handler may well do again without retrying
+// anything). nil when the try has no body.
+func failedWork(g *CallGraph, f *pyparse.File, try *pyparse.Node, clears map[*pyparse.Node]string) map[string]*pyparse.Node {
+	tryBody := try.ChildByField("body")
+	if tryBody == nil {
+		return nil
+	}
+	work := map[string]*pyparse.Node{}
+	for _, stmt := range tryBody.NamedChildren() {
+		walkOwn(stmt, func(m *pyparse.Node) {
+			if m.Kind != "call" {
+				return
+			}
+			if _, ok := clears[m]; ok {
+				return
+			}
+			c := f.CallOf(m)
+			if c == nil {
+				return
+			}
+			if q := g.Project.qualifiedCallee(f, c); q != "" && isWork(q) {
+				if _, seen := work[q]; !seen {
+					work[q] = m
+				}
+			}
+		})
+		if len(work) > 0 {
+			break
+		}
+	}
+	return work
+}
+
+// findFallback finds, in a handler, the call after the clear that runs the failed work's
+// inputs again by other means (`_tiled_attention(query, key, value)` after
+// `sdpa(query, key, value)` ran out of memory): it passes two or more of the failed call's
+// positional arguments. The inputs, and all the failed attempt held, are still alive there.
+func findFallback(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node, clears map[*pyparse.Node]string) (fallback, failed *pyparse.Node) {
+	work := failedWork(g, f, try, clears)
+	walkOwn(handler, func(m *pyparse.Node) {
+		if fallback != nil || m.Kind != "call" {
+			return
+		}
+		if _, ok := clears[m]; ok || !afterClear(m, clear, handler) {
+			return
+		}
+		if c := f.CallOf(m); c == nil || !isWork(g.Project.qualifiedCallee(f, c)) {
+			return // a log line that names the inputs runs nothing
+		}
+		args := positionalNames(f, m)
+		for _, w := range work {
+			shared := 0
+			for a := range positionalNames(f, w) {
+				if args[a] {
+					shared++
+				}
+			}
+			if shared >= 2 {
+				fallback, failed = m, w
+				return
+			}
+		}
+	})
+	return fallback, failed
+}
+
+// positionalNames are the plain names a call passes as positional arguments.
+func positionalNames(f *pyparse.File, call *pyparse.Node) map[string]bool {
+	out := map[string]bool{}
+	if args := call.ChildByField("arguments"); args != nil {
+		for _, a := range args.NamedChildren() {
+			if a.Kind == "identifier" {
+				out[a.Text(f.Src)] = true
+			}
+		}
+	}
+	return out
 }
 
 func isWork(q string) bool {
@@ -454,10 +515,13 @@ func calleeText(f *pyparse.File, call *pyparse.Node) string {
 	return shortText(f, call)
 }
 
-func reportRetry(pass *driver.Pass, f *pyparse.File, clause, clear *pyparse.Node, how string, retry, failed *pyparse.Node, fnName string) {
+func reportRetry(pass *driver.Pass, f *pyparse.File, clause, clear *pyparse.Node, how string, retry, failed *pyparse.Node, fnName string, fallback bool) {
 	stmt := retry.Statement()
 	what := fmt.Sprintf("re-runs `%s`, the work that failed,", calleeText(f, retry))
-	if failed == nil {
+	switch {
+	case fallback:
+		what = fmt.Sprintf("runs `%s` on the inputs of `%s`, the work that failed,", calleeText(f, retry), calleeText(f, failed))
+	case failed == nil:
 		what = fmt.Sprintf("retries by calling `%s` again", calleeText(f, retry))
 	}
 	msg := fmt.Sprintf("%s inside the except block (handler at line %d): until the handler ends, the exception's traceback keeps the failed attempt's tensors alive, so %s frees little and the retry can run out of memory again", what, clause.Line(), how)
