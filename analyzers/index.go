@@ -38,6 +38,8 @@ type project struct {
 	// localRefs what localFuncs resolved them to.
 	localBinds map[*pyparse.Function]map[string][]*pyparse.Node
 	localRefs  map[*pyparse.Function]map[string][]*funcRef
+	// globalSelves caches globalSelf per file.
+	globalSelves map[*pyparse.File]map[string]*pyparse.Class
 	// funcNames holds every function name of the parsed files: an argument that names none
 	// cannot be a callback of the project's.
 	funcNames map[string]bool
@@ -101,6 +103,7 @@ func (p *project) reindex() {
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
 	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
 	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
+	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
 	p.funcNames = map[string]bool{}
@@ -197,6 +200,16 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			}
 		}
 	}
+	if head, rest, ok := strings.Cut(c.Callee, "."); ok && r == nil && isIdentifier(head) && isIdentifier(rest) {
+		// `worker.get_embeddings(params)` on a module global that a method binds to its
+		// instance (`global worker; worker = self`): the class's method and its overrides.
+		if cls := p.globalSelf(f)[head]; cls != nil {
+			if m := p.findMethod(f, cls, rest, 0); m != nil {
+				out = append(out, m)
+			}
+			out = append(out, p.overrides(cls, rest)...)
+		}
+	}
 	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
 		if cls := methodClass(c.Function); cls != nil {
 			out = append(out, p.overrides(cls, rest)...)
@@ -226,6 +239,38 @@ func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pypars
 		}
 	}
 	return out
+}
+
+// globalSelf maps the module globals of f that a method binds to its own instance
+// (`global worker` then `worker = self` in a method of a class of f) to that class, found once
+// per file.
+func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
+	if m, ok := p.globalSelves[f]; ok {
+		return m
+	}
+	m := map[string]*pyparse.Class{}
+	if bytes.Contains(f.Src, []byte("global ")) {
+		for _, cls := range f.Classes {
+			for _, fn := range cls.Methods {
+				declared := map[string]bool{}
+				walkScope(fn.Body, func(n *pyparse.Node) {
+					switch n.Kind {
+					case "global_statement":
+						for _, id := range n.NamedChildren() {
+							declared[id.Text(f.Src)] = true
+						}
+					case "assignment":
+						l, r := n.ChildByField("left"), n.ChildByField("right")
+						if l != nil && r != nil && l.Kind == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
+							m[l.Text(f.Src)] = cls
+						}
+					}
+				})
+			}
+		}
+	}
+	p.globalSelves[f] = m
+	return m
 }
 
 // localFuncs returns the project functions a plain name is bound to by the assignments in

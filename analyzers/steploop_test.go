@@ -148,6 +148,8 @@ func TestPatternRecords(t *testing.T) {
 		// A name bound in branches or by a factory runs each candidate; a chat loop reading
 		// through its I/O object's method is interactive.
 		"chat_dispatch.py:36": "interactive_cleanup",
+		// A route calls a method on a global the worker binds to itself.
+		"service_global.py:27": "service_guard",
 		// A REPL's turn waits for a person; a queue worker's turn serves a request.
 		"repl.py:19": "interactive_cleanup",
 		"repl.py:30": "service_guard",
