@@ -277,7 +277,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 
 	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over
 	// models or stages; alternating generator/discriminator training.
-	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" { // again: no service context
+	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" {
 		return ModelSwitch, why
 	}
 	for _, l := range lc.Loops {
