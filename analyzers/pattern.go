@@ -107,8 +107,11 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 			service = fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
 		}
 	}
-	if l := lc.innermostLoop(); service == "" && l != nil && !lc.inStepLoop() {
-		if q := a.takesRequest(f, l.Node.ChildByField("body")); q != "" {
+	if l := lc.innermostLoop(); service == "" && l != nil && !slices.ContainsFunc(lc.Loops[1:], func(o *loop) bool { return o.Kind == stepLoop }) {
+		// A turn that takes a request and runs the model on it is no training step, though
+		// its forward makes it look like one; a turn that trains (`loss.backward()`) is.
+		body := l.Node.ChildByField("body")
+		if q := a.takesRequest(f, body); q != "" && directStep(f, body) == "" {
 			service = fmt.Sprintf("in the worker loop at line %d (`%s`), which takes a request from `%s` on each turn", l.Node.Line(), l.Header, q)
 		}
 	}
@@ -147,7 +150,7 @@ func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
 		}
 		recv := pyparse.DottedName(fn.ChildByField("object"), f.Src)
 		last := recv[strings.LastIndex(recv, ".")+1:]
-		if recv != "" && (reQueueName.MatchString(last) || a.boundToQueue(f, m, recv)) {
+		if recv != "" && (reQueueName.MatchString(last) || boundToQueue(f, m, recv)) {
 			what = recv + ".get()"
 		}
 	})
@@ -157,29 +160,33 @@ func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
 // reQueueName: a name spelt as a queue (`in_q`, `input_queue`, `request_queue`, `q`).
 var reQueueName = regexp.MustCompile(`(?i)(^|_)q$|queue`)
 
-// boundToQueue reports a name assigned a `Queue()` (queue, multiprocessing, asyncio) in the
-// call's scope or, for `self.x`, in its class.
-func (a *classifier) boundToQueue(f *pyparse.File, at *pyparse.Node, name string) bool {
-	isQueue := func(v *pyparse.Node) bool {
-		if v == nil || v.Kind != "call" {
-			return false
-		}
-		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
-		return strings.HasSuffix(callee, "Queue")
-	}
+// boundToQueue reports a name bound to a `Queue()` (queue, multiprocessing, asyncio).
+func boundToQueue(f *pyparse.File, at *pyparse.Node, name string) bool {
+	return anyBound(f, at, name, func(v *pyparse.Node) bool {
+		return v.Kind == "call" && strings.HasSuffix(pyparse.DottedName(v.ChildByField("function"), f.Src), "Queue")
+	})
+}
+
+// anyBound reports whether some value bound to name, as seen from at, satisfies is: for
+// `self.attr`, the values of the class's `self.attr = ...` in any method; for a plain name,
+// the assignments to it in at's scope before at.
+func anyBound(f *pyparse.File, at *pyparse.Node, name string, is func(v *pyparse.Node) bool) bool {
 	found := false
 	if attr, ok := strings.CutPrefix(name, "self."); ok && isIdentifier(attr) {
 		if cls := methodClass(f.EnclosingFunction(at)); cls != nil {
 			selfAssignments(f, cls, func(_ *pyparse.Function, x string, v *pyparse.Node) {
-				found = found || x == attr && isQueue(v)
+				found = found || x == attr && is(v)
 			})
 		}
 		return found
 	}
+	if !isIdentifier(name) {
+		return false
+	}
 	walkOwn(scopeOf(f, at), func(m *pyparse.Node) {
-		if !found && m.Kind == "assignment" {
-			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
-				found = isQueue(m.ChildByField("right"))
+		if !found && m.Kind == "assignment" && m.Start < at.Start {
+			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name {
+				found = is(r)
 			}
 		}
 	})
@@ -1054,26 +1061,7 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 	if reModelName.MatchString(name) || reModelName.MatchString(name[strings.LastIndex(name, ".")+1:]) {
 		return true
 	}
-	found := false
-	if attr, ok := strings.CutPrefix(name, "self."); ok && isIdentifier(attr) {
-		if cls := methodClass(f.EnclosingFunction(s)); cls != nil {
-			selfAssignments(f, cls, func(_ *pyparse.Function, at string, v *pyparse.Node) {
-				found = found || at == attr && a.modelValue(f, v, true)
-			})
-		}
-		return found
-	}
-	if !isIdentifier(name) {
-		return false
-	}
-	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
-		if !found && m.Kind == "assignment" && m.Start < s.Start {
-			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
-				found = a.modelValue(f, m.ChildByField("right"), true)
-			}
-		}
-	})
-	return found
+	return anyBound(f, s, name, func(v *pyparse.Node) bool { return a.modelValue(f, v, true) })
 }
 
 // modelValue reports a value that is a model: a loader's result (`from_pretrained`), a

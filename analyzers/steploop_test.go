@@ -155,11 +155,12 @@ func TestPatternRecords(t *testing.T) {
 		"repl.py:30": "service_guard",
 		// Class 4: a queue worker, Gradio handlers registered through `fn=`; a handler
 		// switching models is a switch; a batch queue in a step loop and a lookup are not.
-		"service_queue.py:17": "service_guard",
-		"service_queue.py:25": "none",
-		"service_queue.py:32": "none",
-		"service_queue.py:37": "service_guard",
-		"service_queue.py:44": "model_switch",
+		"service_queue.py:19": "service_guard",
+		"service_queue.py:27": "none",
+		"service_queue.py:34": "none",
+		"service_queue.py:39": "service_guard",
+		"service_queue.py:46": "model_switch",
+		"service_queue.py:67": "service_guard",
 	}
 	got := map[string]string{}
 	for _, c := range res.Calls {

@@ -1,6 +1,8 @@
 """Class 4: a worker that takes one request from a queue per turn serves requests; Gradio
 handlers registered through a dict of listener arguments; a handler that switches to the
 model asked for is a model switch. Look-alikes beside them."""
+import queue
+
 import gradio as gr
 import torch
 from transformers import AutoModelForCausalLM
@@ -51,3 +53,15 @@ with gr.Blocks() as demo:
     args = dict(fn=predict, inputs=[box], outputs=[box])
     box.submit(**args)
     choice.change(load_model, inputs=[choice])
+
+
+class Server:
+    def __init__(self, model):
+        self.model = model
+        self.pending = queue.Queue()  # named for what it holds, bound to a Queue
+
+    def serve(self):
+        while True:
+            job = self.pending.get()
+            job.reply(self.model(job.x))
+            torch.cuda.empty_cache()
