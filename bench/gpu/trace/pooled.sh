@@ -14,13 +14,8 @@ ROUNDS=${ROUNDS:-3}
 PAIRS=${PAIRS:-4}      # benchmark pairs per process
 TPAIRS=${TPAIRS:-10}   # trace window pairs per process
 WINDOW=${WINDOW:-10}
-D=$(mktemp -d)
-CL=$PWD/.devbin/cachelint
-exec > >(tee "$OUT/pooled-run.log") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version --format=csv
-python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-cd bench/gpu/trace || exit 2
+. "$(dirname "$0")/common.sh"
+start_run pooled-run.log
 summary() {
 python3 - "$D" $W <<'PY' > "$OUT/pooled-summary.txt"
 import glob, json, os, statistics, sys

@@ -12,14 +12,9 @@ W=${WORKLOADS:-"mlp diffusion vit lm cnn seg"}
 STEPS=${STEPS:-720}
 PAIRS=${PAIRS:-8}  # per half of the benchmark
 WINDOW=${WINDOW:-10}
-D=$(mktemp -d)
-CL=$PWD/.devbin/cachelint
 PROBE=$PWD/.devbin/probe
-exec > >(tee "$OUT/trace-run.log") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
-python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-cd bench/gpu/trace || exit 2
+. "$(dirname "$0")/common.sh"
+start_run trace-run.log
 # What the shim's per-call reads cost (runtime-check/shim: _reserved).
 python3 - <<'PY'
 import time, torch

@@ -11,13 +11,8 @@ W=${WORKLOAD:-vit}
 WINDOWS=${WINDOWS:-"10 20 40"}
 PAIRS=${PAIRS:-8}        # per half of the benchmark
 TPAIRS=${TPAIRS:-24}     # window pairs per trace
-D=$(mktemp -d)
-CL=$PWD/.devbin/cachelint
-exec > >(tee "$OUT/windows-run.log") 2>&1
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version --format=csv
-python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-cd bench/gpu/trace || exit 2
+. "$(dirname "$0")/common.sh"
+start_run windows-run.log
 echo "== $W: benchmark"
 timeout 200 python3 ab_bench.py "$W" "$D/bench-$W.json" "$D/snap-$W.json" 20 "$PAIRS" 0 || echo "bench exit $?"
 for n in $WINDOWS; do
