@@ -29,8 +29,9 @@ def report_free(dev):
     print(f"{free / 2**30:.1f} GiB free of {total / 2**30:.1f}")
 
 
-def measure_step(step):
+def step_cost(step, log):
     torch.cuda.empty_cache()
     before = torch.cuda.memory_allocated()  # a baseline the subtraction below compares
     step()
-    return torch.cuda.memory_allocated() - before
+    after = torch.cuda.memory_allocated()
+    log(after - before)
