@@ -132,11 +132,11 @@ func TestPatternRecords(t *testing.T) {
 		// n passes of work are no repeat.
 		"switch_effects.py:70":  "model_switch",
 		"switch_effects.py:78":  "model_switch",
-		"switch_effects.py:85":  "none",
-		"switch_effects.py:91":  "model_switch",
-		"switch_effects.py:96":  "model_switch",
-		"switch_effects.py:104": "model_switch",
-		"switch_effects.py:111": "model_switch",
+		"switch_effects.py:86":  "none",
+		"switch_effects.py:92":  "model_switch",
+		"switch_effects.py:97":  "model_switch",
+		"switch_effects.py:105": "model_switch",
+		"switch_effects.py:112": "model_switch",
 		// Class 5: once per attempt of find_executable_batch_size; its step loop is not.
 		"oom_decorator.py:10": "oom_retry",
 		"oom_decorator.py:15": "none",

@@ -78,8 +78,9 @@ def drop_quantized(quantized_model):
         torch.cuda.empty_cache()
 
 
-def warm_up(model, x, n):
-    for _ in range(n):  # n passes of work, not a repeat of the clean-up
+def warm_up(model, x, n, old_model):
+    del old_model
+    for _ in range(n):  # n passes of work, not a repeat of the clean-up: the `del` is not beside each
         y = model(x)
         del y
         torch.cuda.empty_cache()  # want "CL001 torch.cuda.empty_cache.. runs on every iteration"
