@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,25 @@ func (fx traceFixture) trace(t *testing.T, o TraceOptions) *TraceResult {
 		t.Fatalf("trace %v: %v", o.Command, err)
 	}
 	return res
+}
+
+// traceInferCounting traces 200 steps of proj/infer.py and returns what the fake torch
+// counted (FAKE_TORCH_COUNTS: reads of the allocator's statistics, calls through hooks).
+func (fx traceFixture) traceInferCounting(t *testing.T) (*TraceResult, map[string]int) {
+	t.Helper()
+	counts := filepath.Join(t.TempDir(), "counts.json")
+	t.Setenv("FAKE_TORCH_COUNTS", counts)
+	res := fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "infer.py"), "200"},
+		Sites: []StaticSite{{File: filepath.Join(fx.proj, "infer.py"), Line: 19, Rule: "CL001"}}})
+	data, err := os.ReadFile(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n map[string]int
+	if err := json.Unmarshal(data, &n); err != nil {
+		t.Fatal(err)
+	}
+	return res, n
 }
 
 func siteAt(t *testing.T, res *TraceResult, file string, line int) *MeasuredSite {
@@ -192,6 +212,54 @@ func TestTraceInference(t *testing.T) {
 	}
 }
 
+// TestTraceForwardHooks: the global forward hooks that find an inference loop's top-level
+// modules go once steps are counted at forwards: hooks on those modules alone count them
+// from then on. A global hook sends every submodule's call through the slow path (Python
+// work on each layer), which makes a step after a call, on an idle GPU, slower, so the
+// calls would measure dearer than they are (diffusion sampler: +28-34% in
+// docs/probe.md's pooled and run-4 tables).
+func TestTraceForwardHooks(t *testing.T) {
+	fx := newTraceFixture(t)
+	res, n := fx.traceInferCounting(t)
+	// 200 forwards of Net, each hooked (they count the steps); its child's calls take the
+	// slow path only until the mode is decided, after 2 x 10 forwards (the 21st decides,
+	// before its child runs).
+	if n["slow_path_calls"] != 200+20 {
+		t.Errorf("%d calls through hooks, want 220 (Net's 200, its child's first 20)", n["slow_path_calls"])
+	}
+	if res.Run.StepSource != StepsAtForward || res.Run.Steps != 180 {
+		t.Errorf("run %+v", res.Run)
+	}
+	if !slices.Contains(res.Run.Notes, "steps counted at forwards of Net") {
+		t.Errorf("notes %q", res.Run.Notes)
+	}
+	s := siteAt(t, res, "infer.py", 19)
+	if !s.Measured || !within1(s.PerStepUs, fakeEmptyUs+fakeRefillUs) || s.LowUs != s.HighUs {
+		t.Errorf("site %+v", s)
+	}
+}
+
+// TestTracePause: a phase the program leaves out (_cachelint_trace.pause()/resume()) is not
+// measured: its calls are neither counted nor skipped, its steps (slow here) fall in no
+// window, and no pair of windows spans it (the steps run slower after it: a pair across it
+// would be off by the difference).
+func TestTracePause(t *testing.T) {
+	fx := newTraceFixture(t)
+	res := fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "paused.py"), "300"},
+		Sites: []StaticSite{{File: filepath.Join(fx.proj, "paused.py"), Line: 23, Rule: "CL001"}}})
+	if res.Run.Steps != 240 {
+		t.Errorf("%d steps counted, want 240 (60 of 300 paused)", res.Run.Steps)
+	}
+	s := siteAt(t, res, "paused.py", 23)
+	if s.Calls != 240 || !s.Measured || !within1(s.LowUs, fakeEmptyUs+fakeRefillUs) || !within1(s.HighUs, fakeEmptyUs+fakeRefillUs) {
+		t.Errorf("site %+v", s)
+	}
+	// Before the pause a plain step is 18 ms, after it 28 ms (the step's work doubled).
+	if !within1(res.Run.StepUs, fakeStepUs+fakeEmptyUs+fakeRefillUs) && !within1(res.Run.StepUs, 2*fakeStepUs+fakeEmptyUs+fakeRefillUs) {
+		t.Errorf("plain step %.1f µs: a window held paused steps", res.Run.StepUs)
+	}
+}
+
 // TestTraceGuardCost: the free-memory guard's driver call (mem_get_info, 2 ms in the fake)
 // is made when a window opens, outside the timed steps, not at each skipped call: at each
 // call it would make the windows without the calls slower, and the site cheaper than it is
@@ -213,18 +281,7 @@ func TestTraceGuardCost(t *testing.T) {
 // benchmark with it).
 func TestTraceLightCalls(t *testing.T) {
 	fx := newTraceFixture(t)
-	counts := filepath.Join(t.TempDir(), "counts.json")
-	t.Setenv("FAKE_TORCH_COUNTS", counts)
-	fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "infer.py"), "200"},
-		Sites: []StaticSite{{File: filepath.Join(fx.proj, "infer.py"), Line: 19, Rule: "CL001"}}})
-	data, err := os.ReadFile(counts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n map[string]int
-	if err := json.Unmarshal(data, &n); err != nil {
-		t.Fatal(err)
-	}
+	_, n := fx.traceInferCounting(t)
 	if n["nested"] < 200 || n["memory_stats"] != 0 {
 		t.Errorf("stats reads %v: want a nested read at each of the 200 calls and no flattened one", n)
 	}

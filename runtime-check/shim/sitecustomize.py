@@ -8,7 +8,8 @@ until torch is imported. Then it:
 - wraps every cache-emptying entry point and records, per call, the calling frame and the
   frames of the user's project above it (a helper's callers are different sites);
 - counts steps at optimizer steps (torch.optim.optimizer.register_optimizer_step_post_hook),
-  or, when no optimizer steps, at top-level module forwards (named in the output);
+  or, when no optimizer steps, at forwards of the modules that ran at the top level (named in
+  the output);
 - runs windows of N steps: plain windows, alternated with windows in which one site's calls
   are skipped (empty_cache() changes memory, never results). Only sites the static analysis
   reported (the site list in the config) are skipped, never a call made while an exception is
@@ -18,6 +19,11 @@ until torch is imported. Then it:
 
 The config's path is in CACHELINT_TRACE_CONFIG. Any other `sitecustomize` on the path is
 run after this one, as Python would have run it.
+
+A program can leave a phase out of the measurement (an evaluation, a benchmark of its own):
+`t = sys.modules.get("_cachelint_trace")`, then `t.pause()` and `t.resume()` when it is
+present. While paused, calls run untouched, steps are not counted and no hook of the shim's
+is left on a module; the window open at the pause is dropped, so no window spans a pause.
 """
 
 import os
@@ -55,6 +61,8 @@ class _Tracer:
         self.forwards = 0
         self.depth = 0
         self.fwd_handles = []
+        self.top = {}  # id -> module, the modules seen at the top level before the mode is decided
+        self.paused = False
         self.steps = 0
         self.sites = {}
         self.rotation = []
@@ -101,11 +109,7 @@ class _Tracer:
             reg(self._on_optimizer_step)
         else:
             self.notes.append("torch.optim.optimizer.register_optimizer_step_post_hook is missing: steps are counted at top-level module forwards")
-        mm = self._module("torch.nn.modules.module")
-        pre = getattr(mm, "register_module_forward_pre_hook", None)
-        post = getattr(mm, "register_module_forward_hook", None)
-        if pre is not None and post is not None:
-            self.fwd_handles = [pre(self._on_forward_pre), post(self._on_forward_post)]
+        self._hook_forwards()
         import atexit
         atexit.register(self.write)
         if hasattr(os, "register_at_fork"):
@@ -121,7 +125,7 @@ class _Tracer:
         tracer = self
 
         def empty_cache(*args, **kwargs):
-            if tracer.inside:
+            if tracer.inside or tracer.paused:
                 return fn(*args, **kwargs)
             tracer.inside = True
             try:
@@ -332,6 +336,8 @@ class _Tracer:
     # ---- steps and windows --------------------------------------------------------------
 
     def _on_optimizer_step(self, optimizer, args, kwargs):
+        if self.paused:
+            return
         if self.mode is None:
             self._decide("optimizer")
         if self.mode != "optimizer":
@@ -345,29 +351,79 @@ class _Tracer:
         self.depth += 1
         if self.depth == 1:
             self.forwards += 1
-            if self.mode is None and self.forwards > self.fallback_after:
-                self._decide("forward")
+            if self.mode is None:
+                if len(self.top) < 64:
+                    self.top[id(module)] = module
+                if self.forwards > self.fallback_after:
+                    self._decide("forward")
             if self.mode == "forward":
                 self.step()
 
     def _on_forward_post(self, module, args, out):
         self.depth = max(0, self.depth - 1)
 
+    def _hook_forwards(self):
+        """Hooks forwards while steps may be counted there. Until the mode is decided, on
+        every module (the global hooks); once steps are counted at forwards, on the modules
+        that ran at the top level only. A global forward hook sends every submodule's call
+        through Module._call_impl's slow path (torch/nn/modules/module.py: the fast path
+        needs no hook of any kind): Python work on every layer, which a step after a call,
+        starting on an idle GPU, cannot hide, so the calls would measure dearer than they are."""
+        if self.fwd_handles or self.mode == "optimizer":
+            return
+        if self.mode == "forward":
+            try:
+                for m in self.top.values():
+                    self.fwd_handles.append(m.register_forward_pre_hook(self._on_forward_pre))
+                    self.fwd_handles.append(m.register_forward_hook(self._on_forward_post))
+                return
+            except Exception:
+                self._unhook_forwards()  # a module without per-module hooks: global ones below
+        mm = self._module("torch.nn.modules.module")
+        pre = getattr(mm, "register_module_forward_pre_hook", None)
+        post = getattr(mm, "register_module_forward_hook", None)
+        if pre is not None and post is not None:
+            self.fwd_handles = [pre(self._on_forward_pre), post(self._on_forward_post)]
+
+    def _unhook_forwards(self):
+        for h in self.fwd_handles:
+            try:
+                h.remove()
+            except Exception:
+                pass
+        self.fwd_handles = []
+
     def _decide(self, mode):
         self.mode = mode
-        if mode == "optimizer":
-            for h in self.fwd_handles:
-                try:
-                    h.remove()
-                except Exception:
-                    pass
-            self.fwd_handles = []
+        self._unhook_forwards()
+        self.depth = 1 if mode == "forward" else 0  # the forward being entered now
+        self._hook_forwards()
+        if mode == "forward":
+            self.notes.append("steps counted at forwards of %s" % ", ".join(sorted({type(m).__name__ for m in self.top.values()})))
+
+    def pause(self):
+        """Leaves what follows out of the measurement, until resume()."""
+        if self.paused:
+            return
+        self.paused = True
+        self.cur = None  # cut short: dropped
+        self.windows.append({"kind": "pause", "skip": None, "steps": 0, "seconds": 0, "calls": {}, "skipped": 0,
+                             "peak_reserved": 0, "alloc_retries": 0, "aborted": True})
+        self._unhook_forwards()
+        self.depth = 0
+
+    def resume(self):
+        if not self.paused:
+            return
+        self.paused = False
+        self._hook_forwards()
 
     def step(self):
         self.steps += 1
         w = self.cur
         if w is None:
-            self._open("warmup")
+            # After a pause, a plain window: the warm-up was had.
+            self._open("plain" if self.windows else "warmup")
             return
         if w["t0"] is None:
             # The window's first step settles it: it pays for what the last window's final
@@ -473,6 +529,20 @@ class _TorchFinder:
         return spec
 
 
+_tracer = None
+
+
+def pause():
+    """Leaves what follows out of the measurement (see the module's doc)."""
+    if _tracer is not None:
+        _tracer.pause()
+
+
+def resume():
+    if _tracer is not None:
+        _tracer.resume()
+
+
 def _start():
     path = os.environ.get("CACHELINT_TRACE_CONFIG")
     if not path:
@@ -485,7 +555,8 @@ def _start():
     except (OSError, ValueError) as e:
         sys.stderr.write("cachelint trace: cannot read %s: %s\n" % (path, e))
         return
-    tracer = _Tracer(cfg)
+    global _tracer
+    tracer = _tracer = _Tracer(cfg)
     sys.modules["_cachelint_trace"] = sys.modules.get(__name__)
     if "torch" in sys.modules:
         tracer.install(sys.modules["torch"])

@@ -38,35 +38,48 @@ def phase(step, start, n, after):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
-    step = WORKLOADS[name]()
-    i = 0
-    phase(step, i, 2 * k, None)
-    i += 2 * k + 1
-    # The snapshot where the call would run, in the regime the per-step call creates.
+def snapshot_at_call(step, i, path):
+    """Writes the memory_snapshot() where the call would run, in the regime the per-step call
+    creates, for `cachelint probe --torch-stats`; returns the next step's index."""
     phase(step, i, 3, torch.cuda.empty_cache)
     i += 4
     step(i)
     i += 1
     torch.cuda.synchronize()
-    with open(snapshot, "w") as f:
+    with open(path, "w") as f:
         json.dump(torch.cuda.memory_snapshot(), f)
     torch.cuda.empty_cache()
+    return i
+
+
+def alternate(step, i, k, after, n):
+    """n phases with after() after every step between n + 1 plain ones: (plain phases' ms a
+    step, the others', each other phase less the mean of the plain ones either side, next i)."""
+    plain = [phase(step, i, k, None)]
+    i += k + 1
+    other = []
+    for _ in range(n):
+        other.append(phase(step, i, k, after))
+        i += k + 1
+        plain.append(phase(step, i, k, None))
+        i += k + 1
+    diffs = [o - (plain[j] + plain[j + 1]) / 2 for j, o in enumerate(other)]
+    return plain, other, diffs, i
+
+
+def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
+    step = WORKLOADS[name]()
+    i = 0
+    phase(step, i, 2 * k, None)
+    i += 2 * k + 1
+    i = snapshot_at_call(step, i, snapshot)
     res = {}
     if sync_pairs is None:
         sync_pairs = max(3, pairs // 4)
     for kind, after, n in (("empty_cache", torch.cuda.empty_cache, pairs), ("synchronize", torch.cuda.synchronize, sync_pairs)):
         if n == 0:
             continue
-        plain = [phase(step, i, k, None)]
-        i += k + 1
-        other = []
-        for _ in range(n):
-            other.append(phase(step, i, k, after))
-            i += k + 1
-            plain.append(phase(step, i, k, None))
-            i += k + 1
-        diffs = [o - (plain[j] + plain[j + 1]) / 2 for j, o in enumerate(other)]
+        plain, other, diffs, i = alternate(step, i, k, after, n)
         res[kind] = {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
                      "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
                      "diffs_ms": diffs, "plain_ms": plain, "other_ms": other}
