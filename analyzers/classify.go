@@ -110,8 +110,8 @@ type classifier struct {
 	registered map[*pyparse.Function]*registration
 	// clears maps every cache-emptying call node to its spelling (built on first use).
 	clears map[*pyparse.Node]string
-	// loads memoizes, per function, how it loads a model ("" when it does not).
-	loads map[*pyparse.Function]string
+	// loads memoizes, per function, how it loads a model (loadEffect).
+	loads map[*pyparse.Function]loadEffect
 	// prompts memoizes promptMethod.
 	prompts map[string]string
 	// frees memoizes freesIn.
@@ -221,7 +221,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
 		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		loads: map[*pyparse.Function]string{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
+		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
 		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -633,20 +634,47 @@ func paramDefault(fn *pyparse.Function, name string, src []byte) *pyparse.Node {
 	return nil
 }
 
-// receiverName renders an expression the way callee names are rendered, with
-// `getattr(torch, x)` normalised to "getattr(torch)" so device-generic code is recognised.
+// receiverName renders an expression the way callee names are rendered: `getattr(obj,
+// "name")` (a default or not) as `obj.name`, which it is (`getattr(getattr(torch, "cuda",
+// None), "empty_cache", None)` is torch.cuda.empty_cache), and `getattr(torch, x)` with x not
+// a literal normalised to "getattr(torch)" so device-generic code is recognised.
 func receiverName(f *pyparse.File, n *pyparse.Node) string {
 	if n.Kind == "call" {
 		fn := n.ChildByField("function")
 		if fn != nil && fn.Kind == "identifier" && fn.Text(f.Src) == "getattr" {
 			if args := n.ChildByField("arguments"); args != nil {
-				if a := args.NamedChildren(); len(a) >= 1 && f.Qualify(pyparse.DottedName(a[0], f.Src)) == "torch" {
+				a := args.NamedChildren()
+				if len(a) >= 2 {
+					if name, ok := identLiteral(a[1], f.Src); ok {
+						if base := receiverName(f, a[0]); base != "" && base != "getattr(torch)" {
+							return base + "." + name
+						}
+					}
+				}
+				if len(a) >= 1 && f.Qualify(pyparse.DottedName(a[0], f.Src)) == "torch" {
 					return "getattr(torch)"
 				}
 			}
 		}
 	}
 	return pyparse.DottedName(n, f.Src)
+}
+
+// reIdent is a Python identifier.
+var reIdent = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+
+// identLiteral is the identifier a plain string literal spells (`"empty_cache"`, not an
+// f-string or a concatenation), if it spells one.
+func identLiteral(n *pyparse.Node, src []byte) (string, bool) {
+	if n.Kind != "string" {
+		return "", false
+	}
+	t := n.Text(src)
+	if len(t) < 2 || t[0] != '"' && t[0] != '\'' || t[len(t)-1] != t[0] {
+		return "", false
+	}
+	v := t[1 : len(t)-1]
+	return v, reIdent.MatchString(v)
 }
 
 // qualifiedCallee returns the callee of c through imports and simple assignments:

@@ -75,6 +75,9 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		if why := a.oomFlag(f, g); why != "" {
 			return OOMRetry, why
 		}
+		if why := retryAfterFailure(f, g, call); why != "" {
+			return OOMRetry, why
+		}
 	}
 	if why := a.afterSwallowedOOM(f, call); why != "" {
 		return OOMRetry, why
@@ -287,6 +290,21 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" {
 		return ModelSwitch, why
 	}
+	// A clear that starts a measurement: the peak statistics reset right after it and read
+	// later in the function (the clear makes the reading the measured code's own), where no
+	// model is switched beside it (a probe that clears, resets and loads the next
+	// configuration's model is switching first). Not on every step: a reading per step is
+	// monitoring, and the clear's cost is paid each time.
+	if !lc.inStepLoop() && !steady(freq) {
+		_, after := siblings(call, 2)
+		for _, st := range after {
+			if reResetPeak.MatchString(st.Text(src)) {
+				if read := readAfter(f, st); read != nil {
+					return LeakDiagnosis, fmt.Sprintf("starts a measurement: the peak statistics are reset at line %d and read at line %d", st.Line(), read.Line())
+				}
+			}
+		}
+	}
 	for _, l := range lc.Loops {
 		if l.Kind == stepLoop {
 			break // a loop over models around the step loop does not make each step a switch
@@ -318,6 +336,21 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 		}
 	}
 	return PatternNone, ""
+}
+
+// reResetPeak: a reset of the allocator's peak statistics.
+var reResetPeak = regexp.MustCompile(`\breset_(peak_memory_stats|max_memory_allocated|max_memory_cached)\s*\(`)
+
+// readAfter is the first memory reading after st in its function (nested definitions
+// aside), or nil.
+func readAfter(f *pyparse.File, st *pyparse.Node) *pyparse.Node {
+	var read *pyparse.Node
+	walkOwn(scopeOf(f, st), func(m *pyparse.Node) {
+		if read == nil && m.Start >= st.End && m.Kind == "call" && reMemRead.MatchString(pyparse.DottedName(m.ChildByField("function"), f.Src)) {
+			read = m
+		}
+	})
+	return read
 }
 
 // keptReading reports a statement that keeps a memory reading to compare: it returns it,
@@ -374,16 +407,34 @@ func keptReading(f *pyparse.File, st *pyparse.Node) bool {
 }
 
 // loadsIn says how a block loads a model, directly (`from_pretrained`, `load_model`, ...)
-// or through the project functions it calls (an effect summary, memoized per function):
-// "`sft_main()` -> `from_pretrained()`". The call being classified itself is skipped. "" when
-// it does not.
+// or through the project functions it calls, at most 4 - depth calls deep (depth 4: direct
+// loads only): "`sft_main()` -> `from_pretrained()`". The call being classified itself is
+// skipped. "" when it does not.
 func (a *classifier) loadsIn(f *pyparse.File, body *pyparse.Node, skip *pyparse.Node, depth int) string {
-	if body == nil {
-		return ""
+	if e := a.loadEffect(f, body, skip); e.how != "" && e.calls <= 4-depth {
+		return e.how
 	}
-	how := ""
+	return ""
+}
+
+// loadEffect is a block's load effect: how it loads a model and through how many calls
+// (0: the block calls a loader itself), the nearest load first.
+type loadEffect struct {
+	how   string
+	calls int
+}
+
+// loadEffect reads a block's load effect. A function's is an effect summary, memoized per
+// function and independent of where it is asked from (a limit on the calls followed, applied
+// while summarising, made a function's summary depend on which call site asked first);
+// cycles end.
+func (a *classifier) loadEffect(f *pyparse.File, body *pyparse.Node, skip *pyparse.Node) loadEffect {
+	best := loadEffect{}
+	if body == nil {
+		return best
+	}
 	body.Walk(func(n *pyparse.Node) bool {
-		if how != "" || n == skip || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+		if best.how != "" && best.calls == 0 || n == skip || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
 			return false
 		}
 		if n.Kind != "call" {
@@ -394,33 +445,29 @@ func (a *classifier) loadsIn(f *pyparse.File, body *pyparse.Node, skip *pyparse.
 			return true
 		}
 		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoaderName.MatchString(last) {
-			how = "`" + last + "()`"
+			best = loadEffect{"`" + last + "()`", 0}
 			return false
-		}
-		if depth >= 4 {
-			return true
 		}
 		r := a.resolveCall(f, n)
 		if r == nil || r.fn.Node == nil || r.fn.Node.Contains(n) {
 			return true
 		}
-		v, seen := a.loads[r.fn]
+		e, seen := a.loads[r.fn]
 		if !seen {
-			a.loads[r.fn] = "" // cycles end
-			v = a.loadsIn(r.file, r.fn.Body, nil, depth+1)
-			a.loads[r.fn] = v
+			a.loads[r.fn] = loadEffect{} // cycles end
+			e = a.loadEffect(r.file, r.fn.Body, nil)
+			a.loads[r.fn] = e
 		}
-		if v != "" {
-			parts := strings.Split(v, " -> ")
-			how = "`" + r.fn.Name + "()` -> " + v
-			if len(parts) > 1 {
+		if e.how != "" && (best.how == "" || e.calls+1 < best.calls) {
+			how := "`" + r.fn.Name + "()` -> " + e.how
+			if parts := strings.Split(e.how, " -> "); len(parts) > 1 {
 				how = "`" + r.fn.Name + "()` -> ... -> " + parts[len(parts)-1]
 			}
-			return false
+			best = loadEffect{how, e.calls + 1}
 		}
 		return true
 	})
-	return how
+	return best
 }
 
 // oomHandler reports an except clause that handles an out-of-memory error: it names one, or
@@ -650,6 +697,11 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 		if why := a.switchStatement(f, s, false, wide, deep); why != "" {
 			return why
 		}
+		if wide {
+			if why := tensorsMoved(f, s); why != "" {
+				return why
+			}
+		}
 		// `for hook in hooks: hook.offload()`, `if offload: ae = ae.cpu()` next to the call.
 		switch s.Kind {
 		case "for_statement", "if_statement", "with_statement":
@@ -821,6 +873,83 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 		}
 	}
 	return ""
+}
+
+// tensorsMoved says how a statement beside the call moves a model's tensors to another
+// device one by one: a loop whose body swaps each tensor's storage for a copy on another
+// device or an empty placeholder (`param.data = param.data.to("cpu")`, `tensor.data =
+// torch.empty(0)`: only tensors have `.data`), replaces
+// each entry or field with its own copy off the device (`sd[k] = sd[k].cpu()`), or onto it
+// when the loop walks a module's or an optimizer's state (`for v in opt.state.values():
+// v["exp_avg"] = v["exp_avg"].to(dev)`). That is a model offloaded or loaded weight by
+// weight, as ZeRO, Megatron and verl do it; a plain name moved (`batch = batch.to(dev)`) is a
+// copy, not a move, and does not count. Only beside a call that does not run per step
+// (modelSwitchAround's wide): weights moved in and out inside the work are offloading, not a
+// switch.
+func tensorsMoved(f *pyparse.File, s *pyparse.Node) string {
+	why := ""
+	s.Walk(func(m *pyparse.Node) bool {
+		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+			return false
+		}
+		if m.Kind == "for_statement" {
+			if how := movesEach(f, m); how != "" {
+				why = fmt.Sprintf("the loop at line %d (`%s`) %s", m.Line(), strings.TrimSuffix(firstLine(m.Text(f.Src)), ":"), how)
+				return false
+			}
+		}
+		return true
+	})
+	return why
+}
+
+// reStateIter: what a loop walks when it walks a module's or an optimizer's tensors.
+var reStateIter = regexp.MustCompile(`\.(named_)?(parameters|buffers)\(|\.state_dict\(|\.state\b|\bparam_groups\b`)
+
+// movesEach is tensorsMoved's reading of one loop.
+func movesEach(f *pyparse.File, loop *pyparse.Node) string {
+	src := f.Src
+	state := false
+	if it := loop.ChildByField("right"); it != nil {
+		isState := func(v *pyparse.Node) bool { return reStateIter.MatchString(v.Text(src)) }
+		state = isState(it) || it.Kind == "identifier" && anyBound(f, loop, it.Text(src), isState)
+	}
+	how := ""
+	walkOwn(loop.ChildByField("body"), func(m *pyparse.Node) {
+		if how != "" || m.Kind != "assignment" {
+			return
+		}
+		left, right := m.ChildByField("left"), m.ChildByField("right")
+		if left == nil || right == nil {
+			return
+		}
+		if right.Kind != "call" {
+			return
+		}
+		if left.Kind == "attribute" && left.ChildByField("attribute").Text(src) == "data" {
+			// Onto or off a device, or freed for an empty placeholder; not cast to another
+			// dtype (`param.data = param.data.to(torch.float32)`) or aliased into a flat
+			// buffer (`p.data = q.data`).
+			if offDevice(f, right) || movesToDevice(f, right) || pyparse.DottedName(right.ChildByField("function"), src) == "torch.empty" {
+				how = fmt.Sprintf("swaps each tensor's storage (`%s`)", firstLine(m.Text(src)))
+			}
+			return
+		}
+		if left.Kind != "subscript" && left.Kind != "attribute" {
+			return
+		}
+		fn := right.ChildByField("function")
+		if fn == nil || fn.Kind != "attribute" || fn.ChildByField("object").Text(src) != left.Text(src) {
+			return
+		}
+		switch {
+		case offDevice(f, right):
+			how = fmt.Sprintf("moves each tensor off the device (`%s`)", firstLine(m.Text(src)))
+		case state && movesToDevice(f, right):
+			how = fmt.Sprintf("moves each tensor of the state onto the device (`%s`)", firstLine(m.Text(src)))
+		}
+	})
+	return how
 }
 
 // offDevice reports `x.cpu()` or `x.to("cpu")` / `x.to("meta")` / `x.to(device="cpu")`.
@@ -1089,22 +1218,22 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) 
 		if reLoaderName.MatchString(last) && !reOffloadName.MatchString(last) {
 			return true
 		}
+		// `Xtts.init_from_config(config)`: a class or static method of a model class, its
+		// alternative constructor.
+		if fn.Kind == "attribute" {
+			obj := pyparse.DottedName(fn.ChildByField("object"), f.Src)
+			if i := strings.LastIndex(obj, "."); obj != "" && unicode.IsUpper(rune(obj[i+1])) {
+				if cr := a.g.Project.lookupClass(f, obj); cr != nil {
+					if m := cr.cls.Methods[last]; m != nil && (decoratedWith(cr.file, m, "classmethod") || decoratedWith(cr.file, m, "staticmethod")) {
+						return a.modelClass(cr, callees)
+					}
+				}
+			}
+		}
 		callee := pyparse.DottedName(fn, f.Src)
 		if callee != "" && last != "" && unicode.IsUpper(rune(last[0])) {
 			if cr := a.g.Project.lookupClass(f, callee); cr != nil {
-				names := a.g.Project.classBases(cr.file, cr.cls)
-				if callees {
-					// A name bound to it: a wrapper named as a model holds one
-					// (`self.sd = StableDiffusion(...)`); built beside a call, only a
-					// module's or pipeline's subclass is one (`ChatModel()` may serve).
-					names = append(names, cr.cls.Name)
-				}
-				for _, b := range names {
-					if reModelClass.MatchString(b) {
-						return true
-					}
-				}
-				return false
+				return a.modelClass(cr, callees)
 			}
 			return reModelClass.MatchString(last)
 		}
@@ -1114,6 +1243,18 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) 
 		return false
 	}
 	return false
+}
+
+// modelClass reports a project class whose instances are models: a subclass of a module or
+// pipeline class. named also takes the class's own name: a name bound to it, a wrapper named
+// as a model, holds one (`self.sd = StableDiffusion(...)`); built beside a call, only a
+// module's or pipeline's subclass is one (`ChatModel()` may serve).
+func (a *classifier) modelClass(cr *classRef, named bool) bool {
+	names := a.g.Project.classBases(cr.file, cr.cls)
+	if named {
+		names = append(names, cr.cls.Name)
+	}
+	return slices.ContainsFunc(names, reModelClass.MatchString)
 }
 
 // reModelClass names a module or pipeline class (a base or a class's own name):
@@ -1184,6 +1325,65 @@ func (a *classifier) oomFlag(f *pyparse.File, g *gate) string {
 		return ""
 	}
 	return fmt.Sprintf("gated by `%s`, which only the out-of-memory handler at line %d sets", name, line)
+}
+
+// retryAfterFailure reports a clear under `if not ok:` (or `ok is None`, `ok == False`)
+// where ok was bound by a call that the block makes again after the clear: an attempt that
+// failed, retried once the cache is emptied. DeepSpeed's hybrid engine: `ok =
+// self.workspace.retake_workspace()`, then `if not ok: empty_cache(); ok =
+// self.workspace.retake_workspace()` (deepspeed/runtime/hybrid_engine.py): an allocation
+// failure reported by a return value instead of an exception.
+func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
+	n := g.Node
+	for n != nil && n.Kind == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
+		n = n.NamedChildren()[0]
+	}
+	if n == nil || g.Negate {
+		return ""
+	}
+	var v *pyparse.Node
+	switch n.Kind {
+	case "not_operator":
+		v = n.ChildByField("argument")
+	case "comparison_operator":
+		if t := n.Text(f.Src); strings.HasSuffix(t, " is None") || strings.HasSuffix(t, " == None") ||
+			strings.HasSuffix(t, " is False") || strings.HasSuffix(t, " == False") {
+			v = n.NamedChildren()[0]
+		}
+	}
+	ifs := g.Node.Parent
+	if v == nil || v.Kind != "identifier" || ifs == nil || ifs.Kind != "if_statement" {
+		return ""
+	}
+	block := ifs.ChildByField("consequence")
+	if block == nil || !block.Contains(call) {
+		return ""
+	}
+	name := v.Text(f.Src)
+	var first, again *pyparse.Node
+	walkOwn(scopeOf(f, ifs), func(m *pyparse.Node) {
+		if m.Kind != "assignment" {
+			return
+		}
+		left, right := m.ChildByField("left"), m.ChildByField("right")
+		if left == nil || right == nil || left.Text(f.Src) != name || right.Kind != "call" {
+			return
+		}
+		switch {
+		case m.End <= ifs.Start:
+			first = right
+		case again == nil && m.Start >= call.End && block.Contains(m):
+			again = right
+		}
+	})
+	if first == nil || again == nil {
+		return ""
+	}
+	callee := pyparse.DottedName(first.ChildByField("function"), f.Src)
+	if callee == "" || callee != pyparse.DottedName(again.ChildByField("function"), f.Src) {
+		return ""
+	}
+	return fmt.Sprintf("retries `%s()` (line %d) after it failed (line %d)", callee, again.Line(), first.Line())
 }
 
 // movesToDevice reports `x.cuda()`, or `x.to(device)` with a device: a positional argument

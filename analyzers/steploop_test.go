@@ -103,6 +103,9 @@ func TestPatternRecords(t *testing.T) {
 		"leak.py:16":               "none",
 		"leak.py:27":               "none",
 		"leak.py:33":               "leak_diagnosis",
+		"leak.py:41":               "leak_diagnosis",
+		"leak.py:55":               "model_switch",
+		"leak.py:67":               "none",
 		// Issue 13, class 5: retries behind managers that swallow the OOM, and a flag only
 		// an OOM handler sets; the look-alikes stay none.
 		"oom_context.py:71":  "oom_retry",
@@ -137,6 +140,27 @@ func TestPatternRecords(t *testing.T) {
 		"switch_effects.py:97":  "model_switch",
 		"switch_effects.py:105": "model_switch",
 		"switch_effects.py:112": "model_switch",
+		// A model moved weight by weight beside a once-run call; a batch moved, a name
+		// rebound, weights cast or aliased, and blocks offloaded on every step are no switch.
+		"switch_tensors.py:12": "model_switch",
+		"switch_tensors.py:19": "model_switch",
+		"switch_tensors.py:25": "model_switch",
+		"switch_tensors.py:32": "model_switch",
+		"switch_tensors.py:38": "none",
+		"switch_tensors.py:44": "none",
+		"switch_tensors.py:50": "none",
+		"switch_tensors.py:56": "none",
+		"switch_tensors.py:67": "none",
+		// A model class's alternative constructor builds a model; another class's factory and
+		// a plain method do not.
+		"switch_factory.py:23": "model_switch",
+		"switch_factory.py:29": "none",
+		"switch_factory.py:35": "none",
+		// An attempt that failed by its return value, retried after the clear; a failure
+		// followed by a report or by another call is no retry.
+		"oom_value.py:16": "oom_retry",
+		"oom_value.py:24": "none",
+		"oom_value.py:30": "none",
 		// Class 5: once per attempt of find_executable_batch_size; its step loop is not.
 		"oom_decorator.py:10": "oom_retry",
 		"oom_decorator.py:15": "none",
@@ -294,5 +318,17 @@ func TestSameNameHelpersInTwoModules(t *testing.T) {
 	}
 	for range 10 { // map order varies from run to run
 		analyzertest.Run(t, dir, analyzers.StepLoop)
+	}
+}
+
+// TestReexports: a helper or base class reached through a package that re-exports it (`from
+// .memory_utils import *`, `from .api import release_all`) or defined in a module that
+// mentions no needle is still followed: the modules a binding leads to are parsed when
+// they may bind the name, whatever else they mention.
+func TestReexports(t *testing.T) {
+	for _, dir := range []string{"star", "explicit", "bases"} {
+		t.Run(dir, func(t *testing.T) {
+			analyzertest.Run(t, filepath.Join("..", "testdata", "src", "reexports", dir), analyzers.StepLoop)
+		})
 	}
 }

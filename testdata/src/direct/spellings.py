@@ -25,3 +25,12 @@ def train(loader, model, optimizer, device_type="cuda"):
         getattr(torch, device_type).empty_cache()  # want "CL001 getattr\\(torch, \\.\\.\\.\\).empty_cache\\(\\)"
         dev.empty_cache()  # want "CL001 getattr\\(torch, \\.\\.\\.\\).empty_cache\\(\\)"
         get_accelerator().empty_cache()  # want "CL001 get_accelerator\\(\\).empty_cache"
+
+
+def train_portable(loader, model, optimizer):
+    clear = getattr(getattr(torch, "cuda", None), "empty_cache", None)
+    for batch in loader:
+        loss = model(batch)
+        loss.backward()
+        optimizer.step()
+        clear()  # want "CL001 torch.cuda.empty_cache\\(\\) runs on every iteration of the step loop at line 32"

@@ -1,5 +1,5 @@
-"""Class 3: leak diagnosis compares readings; resetting the peak statistics measures nothing,
-and a threshold is a memory-pressure gate."""
+"""Class 3: leak diagnosis compares readings (a peak reset is one when the peak is read after
+the measured code, and no model is switched beside); a threshold is a memory-pressure gate."""
 import gc
 
 import torch
@@ -35,3 +35,35 @@ def step_cost(step, log):
     step()
     after = torch.cuda.memory_allocated()
     log(after - before)
+
+
+def evaluate(model, data):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    model(data)
+    peak = torch.cuda.max_memory_reserved()  # the evaluation's own peak: a measurement
+    print(f"peak {peak / 2**30:.1f} GiB")
+
+
+def _load(path):
+    from diffusers import DiffusionPipeline
+
+    return DiffusionPipeline.from_pretrained(path)
+
+
+def probe(path):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    pipe = _load(path)  # the next configuration's pipeline: a switch first
+    pipe("a prompt")
+    print(torch.cuda.max_memory_allocated())
+
+
+def train(model, loader, optimizer, log):
+    for batch in loader:
+        loss = model(batch)
+        loss.backward()
+        optimizer.step()
+        torch.cuda.empty_cache()  # want "CL001.*step loop"
+        torch.cuda.reset_peak_memory_stats()
+        log(torch.cuda.max_memory_allocated())

@@ -1,0 +1,3 @@
+from .core.memory import release_all
+
+__all__ = ["release_all"]

@@ -1,0 +1,8 @@
+import gc
+
+import torch
+
+
+def release_all():
+    gc.collect()
+    torch.cuda.empty_cache()

@@ -1,0 +1,2 @@
+"""The package re-exports its modules wholesale: this file names no helper."""
+from .memory_utils import *

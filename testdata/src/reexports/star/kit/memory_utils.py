@@ -1,0 +1,5 @@
+import torch
+
+
+def free_cache():
+    torch.cuda.empty_cache()
