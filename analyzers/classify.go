@@ -130,7 +130,11 @@ type classifier struct {
 	oomLoops map[*pyparse.Node]bool
 	// patterns memoizes patternOf per call node: a helper's call sites are classified once
 	// per cache call that reaches them, and the pattern depends on the site alone.
-	patterns   map[patternKey]patternResult
+	patterns map[patternKey]patternResult
+	// conds memoizes condKind per condition and polarity: every call in a branch, and every
+	// record followed through it, reads the same conditions (its regular expressions were a
+	// tenth of a cold run on unsloth).
+	conds      map[condKey]condResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
@@ -223,7 +227,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {

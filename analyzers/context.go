@@ -384,8 +384,26 @@ func (a *classifier) newGate(f *pyparse.File, cond *pyparse.Node, negate bool) *
 	if negate {
 		g.Text = "not (" + g.Text + ")"
 	}
-	g.Kind, g.Period, g.Why = a.condKind(f, cond, negate, 0)
+	k := condKey{cond, negate}
+	r, ok := a.conds[k]
+	if !ok {
+		r.kind, r.period, r.why = a.condKind(f, cond, negate, 0)
+		a.conds[k] = r
+	}
+	g.Kind, g.Period, g.Why = r.kind, r.period, r.why
 	return g
+}
+
+// condKey and condResult memoize condKind for a condition read with a polarity.
+type condKey struct {
+	cond   *pyparse.Node
+	negate bool
+}
+
+type condResult struct {
+	kind   gateKind
+	period int
+	why    string
 }
 
 // selectivity orders gate kinds by how much they thin out a call: an `and` is as selective

@@ -283,12 +283,8 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	}
 	binds, ok := p.localBinds[scope]
 	if !ok {
-		// Most calls of a plain name call a function, not a local binding: skip the walk
-		// when the body never assigns the name.
-		body := f.Src[scope.Body.Start:scope.Body.End]
-		if !bytes.Contains(body, []byte(name+" =")) && !bytes.Contains(body, []byte(name+"=")) {
-			return nil
-		}
+		// Read once per function: a byte search for `name =` before each call's walk, kept
+		// from nothing, was repeated at every plain-name call of a long function.
 		binds = map[string][]*pyparse.Node{}
 		walkScope(scope.Body, func(n *pyparse.Node) {
 			if n.Kind != "assignment" {
