@@ -92,13 +92,18 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 func (p *project) reindex() {
 	p.fields, p.mutated = nil, nil
 	p.classes = map[string][]classRef{}
-	p.assigns = map[*pyparse.File]map[string]string{}
-	p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
+	if p.assigns == nil {
+		p.assigns = map[*pyparse.File]map[string]string{}
+		p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
+	}
 	for _, f := range p.res.Files {
 		for _, c := range f.Classes {
 			p.classes[c.Name] = append(p.classes[c.Name], classRef{f, c})
 		}
-		p.assigns[f], p.tables[f] = simpleAssignments(f)
+		if _, done := p.assigns[f]; !done {
+			// A file's own bindings: read once, not again in each prefilter round.
+			p.assigns[f], p.tables[f] = simpleAssignments(f)
+		}
 	}
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
