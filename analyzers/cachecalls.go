@@ -124,6 +124,20 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 				}
 			}
 		}
+		// A helper called where a parameter is typed with an abstract project class
+		// (`chatio: ChatIO` in FastChat's chat loop): what the loop does through it
+		// (`chatio.prompt_for_input()`) is in the subclasses, which import the base's
+		// module and name it.
+		for fn := range g.Helpers {
+			for _, e := range g.Callers[fn] {
+				for _, n := range proj.abstractParamNeedles(e.File, e.Call.Function) {
+					if !searched[n] {
+						searched[n] = true
+						fresh = append(fresh, n)
+					}
+				}
+			}
+		}
 		wanted := make([]string, 0, len(proj.want))
 		for file := range proj.want {
 			wanted = append(wanted, file)

@@ -176,8 +176,12 @@ func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
 		} else if !p.funcNames[a.Text(f.Src)] {
 			continue
 		}
-		if r := p.resolveName(f, c.Function, pyparse.DottedName(a, f.Src), 0); r != nil {
+		d := pyparse.DottedName(a, f.Src)
+		if r := p.resolveName(f, c.Function, d, 0); r != nil {
 			out = append(out, r)
+		} else {
+			// `asyncio.to_thread(worker.generate_gate, params)`.
+			out = append(out, p.globalSelfMethods(f, d)...)
 		}
 	}
 	return out
@@ -206,15 +210,8 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			}
 		}
 	}
-	if head, rest, ok := strings.Cut(c.Callee, "."); ok && r == nil && isIdentifier(head) && isIdentifier(rest) {
-		// `worker.get_embeddings(params)` on a module global that a method binds to its
-		// instance (`global worker; worker = self`): the class's method and its overrides.
-		if cls := p.globalSelf(f)[head]; cls != nil {
-			if m := p.findMethod(f, cls, rest, 0); m != nil {
-				out = append(out, m)
-			}
-			out = append(out, p.overrides(cls, rest)...)
-		}
+	if r == nil {
+		out = append(out, p.globalSelfMethods(f, c.Callee)...)
 	}
 	if head, rest, ok := strings.Cut(c.Callee, "."); ok && (head == "self" || head == "cls") && !strings.Contains(rest, ".") {
 		if cls := methodClass(c.Function); cls != nil {
@@ -225,6 +222,25 @@ func (p *project) resolveAll(f *pyparse.File, c *pyparse.Call) []*funcRef {
 		}
 	}
 	return out
+}
+
+// globalSelfMethods are the methods `worker.get_embeddings` names on a module global that a
+// method binds to its own instance (`global worker; worker = self`): the class's method and
+// its overrides.
+func (p *project) globalSelfMethods(f *pyparse.File, dotted string) []*funcRef {
+	head, rest, ok := strings.Cut(dotted, ".")
+	if !ok || !isIdentifier(head) || !isIdentifier(rest) {
+		return nil
+	}
+	cls := p.globalSelf(f)[head]
+	if cls == nil {
+		return nil
+	}
+	var out []*funcRef
+	if m := p.findMethod(f, cls, rest, 0); m != nil {
+		out = append(out, m)
+	}
+	return append(out, p.overrides(cls, rest)...)
 }
 
 // boundFuncs returns the project functions a value bound to a name may be: the functions it
@@ -835,6 +851,45 @@ func (p *project) importNeedles(f *pyparse.File, name string) []string {
 		return []string{name}
 	}
 	return out
+}
+
+// abstractParamNeedles are the needles for the subclasses of the abstract project classes
+// that fn's parameters are typed with: a method called on such a parameter runs a subclass's
+// implementation, found only where it is parsed.
+func (p *project) abstractParamNeedles(f *pyparse.File, fn *pyparse.Function) []string {
+	if fn == nil {
+		return nil
+	}
+	var out []string
+	for _, typ := range fn.ParamTypes {
+		cr := p.lookupClass(f, strings.Trim(typ, `"'`))
+		if cr != nil && abstractClass(cr.file, cr.cls) {
+			out = append(out, p.importNeedles(cr.file, cr.cls.Name)...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// abstractClass reports a class declared abstract: an `abc.ABC` base, an `ABCMeta`
+// metaclass, or an `@abstractmethod`.
+func abstractClass(f *pyparse.File, cls *pyparse.Class) bool {
+	for _, b := range cls.Bases {
+		if b == "ABC" || b == "abc.ABC" {
+			return true
+		}
+	}
+	if cls.Node != nil {
+		if sc := cls.Node.ChildByField("superclasses"); sc != nil && strings.Contains(sc.Text(f.Src), "ABCMeta") {
+			return true
+		}
+	}
+	for _, m := range cls.Methods {
+		if decoratedWith(f, m, "abstractmethod") {
+			return true
+		}
+	}
+	return false
 }
 
 func isIdentifier(s string) bool {

@@ -224,8 +224,9 @@ func (a *classifier) handlerWhy(f *pyparse.File, fn *pyparse.Function) string {
 }
 
 // requestOnly reports, as "called from the request handler `h`", a function that every call
-// path reaches from request handlers only (an effect summary over the callers, memoized;
-// cycles end): its work is per request, whatever its loops look like. "" otherwise.
+// path reaches from request handlers, or from a person's turns in an interactive loop, only
+// (an effect summary over the callers, memoized; cycles end): its work is per request,
+// whatever its loops look like. "" otherwise.
 func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 	if v, ok := a.requests[fn]; ok {
 		return v
@@ -244,6 +245,10 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 		v := ""
 		if why := a.handlerWhy(e.File, c); why != "" {
 			v = fmt.Sprintf("called from the request handler `%s`", c.Name)
+		} else if l := enclosingLoop(e.Call.Node, c); l != nil && a.readsInput(e.File, l.ChildByField("body")) != "" {
+			// A person's turn in a chat loop is a request too: the same helper serves a web
+			// route and the command-line chat (FastChat's generate_stream).
+			v = fmt.Sprintf("called on each turn of the interactive loop at line %d in `%s`", l.Line(), c.Name)
 		} else {
 			v = a.requestOnly(c, depth+1)
 		}
@@ -256,6 +261,19 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 	}
 	a.requests[fn] = via
 	return via
+}
+
+// enclosingLoop is the innermost loop around n inside fn, or nil.
+func enclosingLoop(n *pyparse.Node, fn *pyparse.Function) *pyparse.Node {
+	for m := n.Parent; m != nil && m != fn.Node; m = m.Parent {
+		switch m.Kind {
+		case "for_statement", "while_statement":
+			return m
+		case "function_definition", "lambda":
+			return nil
+		}
+	}
+	return nil
 }
 
 // patternAfterService matches the legitimate uses that come after OOM handling and service
@@ -320,7 +338,9 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	// 5. Interactive cleanup: top-level code of a notebook, module-level code after `del`,
 	// or a loop that waits for a person each iteration (a REPL reading `input()`): a clear
 	// per turn of a human costs nothing anyone waits for.
-	if l := lc.innermostLoop(); l != nil && l.Kind != stepLoop {
+	// A turn that runs the model for a person's message is no training step, though its
+	// forward makes the loop look like one; a turn that trains is.
+	if l := lc.innermostLoop(); l != nil && (l.Kind != stepLoop || directStep(f, l.Node.ChildByField("body")) == "") {
 		if what := a.readsInput(f, l.Node.ChildByField("body")); what != "" {
 			return InteractiveCleanup, fmt.Sprintf("in the interactive loop at line %d (`%s`), which waits for `%s` on each turn", l.Node.Line(), l.Header, what)
 		}
@@ -1431,10 +1451,14 @@ func (a *classifier) readsInput(f *pyparse.File, body *pyparse.Node) string {
 		fn := m.ChildByField("function")
 		if w := promptCall(f, m); w != "" {
 			what = w
-		} else if fn != nil && fn.Kind == "attribute" && a.resolveCall(f, m) == nil {
-			method := fn.ChildByField("attribute").Text(f.Src)
-			if w := a.promptMethod(method); w != "" {
-				what = pyparse.DottedName(fn, f.Src) + "()` -> `" + w
+		} else if fn != nil && fn.Kind == "attribute" {
+			// On a receiver of unknown class, or of an abstract one (`chatio: ChatIO`): the
+			// implementations are the subclasses'.
+			if r := a.resolveCall(f, m); r == nil || r.fn.Class != nil && abstractClass(r.file, r.fn.Class) {
+				method := fn.ChildByField("attribute").Text(f.Src)
+				if w := a.promptMethod(method); w != "" {
+					what = pyparse.DottedName(fn, f.Src) + "()` -> `" + w
+				}
 			}
 		}
 	})
