@@ -1204,13 +1204,93 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 // by its name or its last attribute's (`shared.image_model`). A name bound to what a model
 // returned (holdsOutput) holds none.
 func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) bool {
-	if name == "" || holdsOutput(f, s, name) {
+	if name == "" || holdsOutput(f, s, name) || a.boundToFunction(f, s, name) {
 		return false
 	}
 	if reModelName.MatchString(name) || reModelName.MatchString(name[strings.LastIndex(name, ".")+1:]) {
 		return true
 	}
 	return anyBound(f, s, name, func(v *pyparse.Node) bool { return a.modelValue(f, v, true) })
+}
+
+// boundToFunction reports a name last bound, before s in its function, to what a project
+// function returns where that is a function it defines (`generator, n =
+// get_feature_iterator(...)` with `return iterate, num_files` and `def iterate(): ...
+// yield`): a callable, whatever its name, so `del generator` frees no model.
+func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name string) bool {
+	var left, right *pyparse.Node
+	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
+		if m.Kind == "assignment" && m.Start < s.Start {
+			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil {
+				targets := []*pyparse.Node{l}
+				if l.Kind == "pattern_list" || l.Kind == "tuple_pattern" {
+					targets = l.NamedChildren()
+				}
+				if slices.ContainsFunc(targets, func(t *pyparse.Node) bool { return t.Text(f.Src) == name }) {
+					left, right = l, r
+				}
+			}
+		}
+	})
+	if right == nil || right.Kind != "call" {
+		return false
+	}
+	pos := 0 // the name's position in a tuple target
+	if left.Kind == "pattern_list" || left.Kind == "tuple_pattern" {
+		pos = slices.IndexFunc(left.NamedChildren(), func(n *pyparse.Node) bool { return n.Text(f.Src) == name })
+	}
+	r := a.resolveCall(f, right)
+	if r == nil || r.fn.Body == nil {
+		return false
+	}
+	defined := map[string]bool{}
+	returned := 0
+	ok := true
+	r.fn.Body.Walk(func(m *pyparse.Node) bool {
+		switch m.Kind {
+		case "function_definition":
+			if n := m.ChildByField("name"); n != nil {
+				defined[n.Text(r.file.Src)] = true
+			}
+			return false // its own returns are not the callee's
+		case "class_definition", "lambda":
+			return false
+		case "return_statement":
+			v := m.NamedChildren()
+			if len(v) == 0 {
+				ok = false
+				return false
+			}
+			e := v[0]
+			if e.Kind == "expression_list" || e.Kind == "tuple" {
+				if items := e.NamedChildren(); pos < len(items) {
+					e = items[pos]
+				} else {
+					ok = false
+					return false
+				}
+			} else if pos > 0 {
+				ok = false
+				return false
+			}
+			returned++
+			if e.Kind != "identifier" && e.Kind != "lambda" {
+				ok = false
+			} else if e.Kind == "identifier" {
+				defined["?"+e.Text(r.file.Src)] = true
+			}
+		}
+		return true
+	})
+	if !ok || returned == 0 {
+		return false
+	}
+	for k := range defined {
+		if strings.HasPrefix(k, "?") && !defined[k[1:]] {
+			return false
+		}
+	}
+	return true
 }
 
 // modelValue reports a value that is a model: a loader's result (`from_pretrained`), a
