@@ -723,15 +723,23 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 			}
 		}
 		// `for hook in hooks: hook.offload()`, `if offload: ae = ae.cpu()` next to the call.
+		// A module moved onto a device in a branch beside a call that does not run per step
+		// (`if manager: manager.move(child) else: child.to(device)`) is moved as beside it; in a
+		// loop beside it, blocks moved back and forth are offloading inside the work.
 		switch s.Kind {
 		case "for_statement", "if_statement", "with_statement":
 			why := ""
+			nested := !wide || s.Kind != "if_statement"
 			s.Walk(func(m *pyparse.Node) bool {
+				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+					m != s && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+					nested = true
+				}
 				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
 					return false
 				}
 				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
-					why = a.switchStatement(f, m, true, false, false)
+					why = a.switchStatement(f, m, nested, false, false)
 					return false
 				}
 				return true

@@ -65,3 +65,22 @@ def train(model, blocks, loader, optimizer):
             for p in block.parameters():
                 p.data = p.data.to("cpu")
         torch.cuda.empty_cache()  # want "CL001.*step loop at line 60"
+
+
+def place(model, manager, device):
+    for name, child in model.named_children():
+        if manager is not None:
+            manager.move(child, device)
+        else:
+            child.to(device)  # the model placed child by child, once
+        torch.cuda.empty_cache()
+
+
+def train_swap(model, block, loader, optimizer, offload):
+    for batch in loader:  # every step: a block moved in a branch is offloading inside the work
+        loss = model(batch)
+        loss.backward()
+        optimizer.step()
+        if offload:
+            block.to("cuda")
+        torch.cuda.empty_cache()  # want "CL001.*step loop at line 80"
