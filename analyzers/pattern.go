@@ -107,7 +107,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		if why := a.handlerWhy(f, fn); why != "" {
 			service = why
 		} else if via := a.requestOnly(fn, 0); via != "" {
-			service = fmt.Sprintf("`%s` runs only for requests: %s", fn.Name, via)
+			service = fmt.Sprintf("`%s` runs only when a request or a person asks for it: %s", fn.Name, via)
 		}
 	}
 	if l := lc.innermostLoop(); service == "" && l != nil && !slices.ContainsFunc(lc.Loops[1:], func(o *loop) bool { return o.Kind == stepLoop }) {
@@ -245,7 +245,7 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 		v := ""
 		if why := a.handlerWhy(e.File, c); why != "" {
 			v = fmt.Sprintf("called from the request handler `%s`", c.Name)
-		} else if l := enclosingLoop(e.Call.Node, c); l != nil && a.readsInput(e.File, l.ChildByField("body")) != "" {
+		} else if l := enclosingLoopOrBody(e.Call.Node); l != nil && l.Kind != "block" && l.Kind != "module" && a.readsInput(e.File, l.ChildByField("body")) != "" {
 			// A person's turn in a chat loop is a request too: the same helper serves a web
 			// route and the command-line chat (FastChat's generate_stream).
 			v = fmt.Sprintf("called on each turn of the interactive loop at line %d in `%s`", l.Line(), c.Name)
@@ -261,19 +261,6 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 	}
 	a.requests[fn] = via
 	return via
-}
-
-// enclosingLoop is the innermost loop around n inside fn, or nil.
-func enclosingLoop(n *pyparse.Node, fn *pyparse.Function) *pyparse.Node {
-	for m := n.Parent; m != nil && m != fn.Node; m = m.Parent {
-		switch m.Kind {
-		case "for_statement", "while_statement":
-			return m
-		case "function_definition", "lambda":
-			return nil
-		}
-	}
-	return nil
 }
 
 // patternAfterService matches the legitimate uses that come after OOM handling and service
@@ -729,16 +716,12 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 		switch s.Kind {
 		case "for_statement", "if_statement", "with_statement":
 			why := ""
-			nested := !wide || s.Kind != "if_statement"
 			s.Walk(func(m *pyparse.Node) bool {
-				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-					m != s && (m.Kind == "for_statement" || m.Kind == "while_statement") {
-					nested = true
-				}
 				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
 					return false
 				}
 				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
+					nested := !wide || s.Kind != "if_statement" || insideLoop(m, s)
 					why = a.switchStatement(f, m, nested, false, false)
 					return false
 				}
@@ -906,10 +889,9 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 // tensorsMoved says how a statement beside the call moves a model's tensors to another
 // device one by one: a loop whose body swaps each tensor's storage for a copy on another
 // device or an empty placeholder (`param.data = param.data.to("cpu")`, `tensor.data =
-// torch.empty(0)`: only tensors have `.data`), replaces
-// each entry or field with its own copy off the device (`sd[k] = sd[k].cpu()`), or onto it
-// when the loop walks a module's or an optimizer's state (`for v in opt.state.values():
-// v["exp_avg"] = v["exp_avg"].to(dev)`). That is a model offloaded or loaded weight by
+// torch.empty(0)`: only tensors have `.data`), replaces each entry or field with its own
+// copy off the device (`sd[k] = sd[k].cpu()`), or onto it when the loop walks a module's or
+// an optimizer's state (`for v in opt.state.values(): v["exp_avg"] = v["exp_avg"].to(dev)`). That is a model offloaded or loaded weight by
 // weight, as ZeRO, Megatron and verl do it; a plain name moved (`batch = batch.to(dev)`) is a
 // copy, not a move, and does not count. Only beside a call that does not run per step
 // (modelSwitchAround's wide): weights moved in and out inside the work are offloading, not a
@@ -1251,9 +1233,11 @@ func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name stri
 	if r == nil || r.fn.Body == nil {
 		return false
 	}
+	// Every return hands back, at the name's position, a function the callee defines (or a
+	// lambda).
 	defined := map[string]bool{}
-	returned := 0
-	ok := true
+	var names []string
+	returns, ok := 0, true
 	r.fn.Body.Walk(func(m *pyparse.Node) bool {
 		switch m.Kind {
 		case "function_definition":
@@ -1264,41 +1248,41 @@ func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name stri
 		case "class_definition", "lambda":
 			return false
 		case "return_statement":
-			v := m.NamedChildren()
-			if len(v) == 0 {
+			returns++
+			e := returnedAt(m, pos)
+			switch {
+			case e == nil:
 				ok = false
-				return false
-			}
-			e := v[0]
-			if e.Kind == "expression_list" || e.Kind == "tuple" {
-				if items := e.NamedChildren(); pos < len(items) {
-					e = items[pos]
-				} else {
-					ok = false
-					return false
-				}
-			} else if pos > 0 {
+			case e.Kind == "identifier":
+				names = append(names, e.Text(r.file.Src))
+			case e.Kind != "lambda":
 				ok = false
-				return false
 			}
-			returned++
-			if e.Kind != "identifier" && e.Kind != "lambda" {
-				ok = false
-			} else if e.Kind == "identifier" {
-				defined["?"+e.Text(r.file.Src)] = true
-			}
+			return false
 		}
 		return true
 	})
-	if !ok || returned == 0 {
-		return false
+	return ok && returns > 0 && !slices.ContainsFunc(names, func(n string) bool { return !defined[n] })
+}
+
+// returnedAt is what a return statement hands back at position pos of a tuple (pos 0: the
+// value itself when it is no tuple), or nil.
+func returnedAt(ret *pyparse.Node, pos int) *pyparse.Node {
+	v := ret.NamedChildren()
+	if len(v) == 0 {
+		return nil
 	}
-	for k := range defined {
-		if strings.HasPrefix(k, "?") && !defined[k[1:]] {
-			return false
+	e := v[0]
+	if e.Kind == "expression_list" || e.Kind == "tuple" {
+		if items := e.NamedChildren(); pos < len(items) {
+			return items[pos]
 		}
+		return nil
 	}
-	return true
+	if pos > 0 {
+		return nil
+	}
+	return e
 }
 
 // modelValue reports a value that is a model: a loader's result (`from_pretrained`), a

@@ -153,6 +153,7 @@ func TestPatternRecords(t *testing.T) {
 		"switch_tensors.py:67": "none",
 		"switch_tensors.py:76": "model_switch",
 		"switch_tensors.py:86": "none",
+		"switch_tensors.py:93": "none",
 		// A model class's alternative constructor builds a model; another class's factory and
 		// a plain method do not.
 		"switch_factory.py:23": "model_switch",

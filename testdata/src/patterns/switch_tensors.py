@@ -84,3 +84,10 @@ def train_swap(model, block, loader, optimizer, offload):
         if offload:
             block.to("cuda")
         torch.cuda.empty_cache()  # want "CL001.*step loop at line 80"
+
+
+def cycle(blocks, device, swap):
+    if swap:
+        for block in blocks:
+            block.to(device)  # blocks moved in a loop, even in a branch: offloading, no switch
+    torch.cuda.empty_cache()
