@@ -255,6 +255,9 @@ func PrintTrace(w io.Writer, res *TraceResult) {
 	if run.SkipStopped != "" {
 		fmt.Fprintf(w, "  skipping stopped for good: %s\n", run.SkipStopped)
 	}
+	if run.Pauses > 0 {
+		fmt.Fprintf(w, "  the program paused the trace %d time(s) (_cachelint_trace.pause()): those steps and calls are not counted\n", run.Pauses)
+	}
 	if run.UtilNote != "" {
 		fmt.Fprintf(w, "  %s\n", run.UtilNote)
 	}

@@ -247,8 +247,13 @@ func TestTracePause(t *testing.T) {
 	fx := newTraceFixture(t)
 	res := fx.trace(t, TraceOptions{Command: []string{"python3", filepath.Join(fx.proj, "paused.py"), "300"},
 		Sites: []StaticSite{{File: filepath.Join(fx.proj, "paused.py"), Line: 23, Rule: "CL001"}}})
-	if res.Run.Steps != 240 {
-		t.Errorf("%d steps counted, want 240 (60 of 300 paused)", res.Run.Steps)
+	if res.Run.Steps != 240 || res.Run.Pauses != 1 {
+		t.Errorf("%d steps counted, %d pauses, want 240 (60 of 300 paused) and 1", res.Run.Steps, res.Run.Pauses)
+	}
+	var table bytes.Buffer
+	PrintTrace(&table, res)
+	if !strings.Contains(table.String(), "paused the trace 1 time(s)") {
+		t.Errorf("the table does not say the run was paused:\n%s", table.String())
 	}
 	s := siteAt(t, res, "paused.py", 23)
 	if s.Calls != 240 || !s.Measured || !within1(s.LowUs, fakeEmptyUs+fakeRefillUs) || !within1(s.HighUs, fakeEmptyUs+fakeRefillUs) {

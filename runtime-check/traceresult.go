@@ -129,6 +129,8 @@ type TraceRun struct {
 	SkipWindows  int     `json:"skip_windows"`
 	StepUs       float64 `json:"step_us"`
 	SkipStopped  string  `json:"skip_stopped,omitempty"`
+	// Pauses counts the times the program left a phase out (_cachelint_trace.pause()).
+	Pauses int `json:"pauses,omitempty"`
 	// GPUUtil is the mean GPU utilisation (NVML, percent) in windows with every call;
 	// UtilNote says why there is none.
 	GPUUtil  *float64 `json:"gpu_util_percent,omitempty"`
@@ -225,6 +227,9 @@ func summarise(procs []traceProcess, root string, samples []gpuSample) (TraceRun
 		ws := p.Windows
 		for i := range ws {
 			w := &ws[i]
+			if w.Kind == "pause" {
+				run.Pauses++
+			}
 			if !w.usable() {
 				continue
 			}

@@ -422,8 +422,8 @@ class _Tracer:
         self.steps += 1
         w = self.cur
         if w is None:
-            # After a pause, a plain window: the warm-up was had.
-            self._open("plain" if self.windows else "warmup")
+            # After a pause, a plain window: the warm-up was had (unless the pause came first).
+            self._open("plain" if any(w["kind"] != "pause" for w in self.windows) else "warmup")
             return
         if w["t0"] is None:
             # The window's first step settles it: it pays for what the last window's final
