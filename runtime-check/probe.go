@@ -39,7 +39,9 @@ Flags:
                      (step time with it minus without); replaces the probe's
                      synthetic pipeline bubble, which is a lower bound
   --refill-ms MS     what the next step's re-allocation costs your loop, if you
-                     measured it (default: the replayed cuMemAlloc time in full)
+                     measured it: a step right after empty_cache() minus one after
+                     none, both synchronised (default: the replayed cuMemAlloc
+                     time in full)
   --step-ms MS       your training step time, to express the cost as a share of it
   --processes N      replay the workload in this process and N-1 fresh ones and
                      take the median (default 3; the driver's free cost differs
@@ -328,8 +330,9 @@ func printTable(out io.Writer, p *CostProfile) {
 	}
 	fmt.Fprintln(out)
 	if e.RefillSource == RefillFromProbe {
-		fmt.Fprintf(out, "          down to ~%s if the step hides the refill behind queued GPU work (measure it and pass --refill-ms)\n",
-			units.Us(e.LowUs))
+		fmt.Fprintf(out, "          down to ~%s if the step hides the refill behind queued GPU work, up to ~%s if it pays\n"+
+			"          more for it than a tight loop of cuMemAlloc, as launch-bound steps do (measure it and pass --refill-ms)\n",
+			units.Us(e.LowUs), units.Us(e.HighUs))
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(out, "note: "+n)

@@ -119,7 +119,8 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 	near(t, "estimate", p.Estimate.PerCallUs, want)
 	near(t, "low", p.Estimate.LowUs, 11.92+100*(30+100*seg))
 	near(t, "refill", p.Estimate.RefillUs, refill)
-	near(t, "high", p.Estimate.HighUs, want)
+	// The range's upper end: a launch-bound step pays up to three times the bare refill.
+	near(t, "high", p.Estimate.HighUs, want+2*refill)
 	near(t, "fraction of step", p.Estimate.Fraction, want/45000)
 	if len(p.Measurements.Replay.Processes) != 3 || len(p.Notes) != 0 {
 		t.Errorf("three processes that agree need no note: %+v, %q", p.Measurements.Replay.Processes, p.Notes)
@@ -128,7 +129,7 @@ func TestProbeMeasuresSimulatedGPU(t *testing.T) {
 		t.Errorf("EstimatedCallCost = %d µs, want %d", got, int64(want))
 	}
 	for _, s := range []string{"Fake H200", "compute 9.0", "CUDA driver 13.0", "waits for the device",
-		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~9.8 ms (3.8 ms – 9.8 ms)", "4.6 ms free (CPU caches cold, as after a training step; 3.8 ms warm)", "+ 5.2 ms refill (the next step's cuMemAlloc, exposed after the sync)", "22% of a 45 ms step", "down to ~3.8 ms if the step hides the refill"} {
+		"does not wait for the device", "estimate: one torch.cuda.empty_cache() costs ~9.8 ms (3.8 ms – 20 ms)", "4.6 ms free (CPU caches cold, as after a training step; 3.8 ms warm)", "+ 5.2 ms refill (the next step's cuMemAlloc, exposed after the sync)", "22% of a 45 ms step", "down to ~3.8 ms if the step hides the refill", "up to ~20 ms if it pays"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, stdout)
 		}

@@ -52,6 +52,62 @@ def snapshot_at_call(step, i, path):
     return i
 
 
+def counters():
+    """(segments allocated, segments freed, bytes reserved) so far: memory_stats()' counts of
+    cudaMalloc and cudaFree calls."""
+    s = torch.cuda.memory_stats()
+    return s.get("num_device_alloc", -1), s.get("num_device_free", -1), s.get("reserved_bytes.all.current", 0)
+
+
+def synced_steps(step, i, k, call):
+    """k steps, each timed between two synchronize() calls (the queue empty at its start); with
+    call, empty_cache() after each, timed on its own after the synchronize() (the frees
+    alone). A step right after a call, less one after none, is the refill it exposes, what
+    `cachelint probe --refill-ms` takes. Returns lists per step (step_ms; launch_ms, the CPU's
+    time to issue the step; allocs, segments the step allocated; with call, release_ms,
+    freed, segments the call freed, and freed_bytes) and the next i."""
+    r = {"step_ms": [], "launch_ms": [], "allocs": [], "release_ms": [], "freed": [], "freed_bytes": []}
+    step(i)
+    if call:
+        torch.cuda.empty_cache()
+    i += 1
+    for _ in range(k):
+        torch.cuda.synchronize()
+        a0, _, _ = counters()
+        t0 = time.perf_counter()
+        step(i)
+        tl = time.perf_counter()
+        torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        a1, f1, r1 = counters()
+        r["step_ms"].append((t1 - t0) * 1e3)
+        r["launch_ms"].append((tl - t0) * 1e3)
+        r["allocs"].append(a1 - a0)
+        if call:
+            t2 = time.perf_counter()
+            torch.cuda.empty_cache()
+            t3 = time.perf_counter()
+            _, f2, r2 = counters()
+            r["release_ms"].append((t3 - t2) * 1e3)
+            r["freed"].append(f2 - f1)
+            r["freed_bytes"].append(r1 - r2)
+        i += 1
+    return r, i
+
+
+def refill(step, i, k, rounds):
+    """What a step pays for the segments a call released: rounds of k synchronised steps after
+    a call and k after none, alternating. Returns (median difference in ms, the per-round
+    differences, the median launch time of a step after none, next i)."""
+    diffs, launch = [], []
+    for _ in range(rounds):
+        w, i = synced_steps(step, i, k, True)
+        n, i = synced_steps(step, i, k, False)
+        diffs.append(statistics.median(w["step_ms"]) - statistics.median(n["step_ms"]))
+        launch += n["launch_ms"]
+    return statistics.median(diffs), diffs, statistics.median(launch), i
+
+
 def alternate(step, i, k, after, n):
     """n phases with after() after every step between n + 1 plain ones: (plain phases' ms a
     step, the others', each other phase less the mean of the plain ones either side, next i)."""
