@@ -302,23 +302,7 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	if scope.Body == nil {
 		return nil
 	}
-	binds, ok := p.localBinds[scope]
-	if !ok {
-		// Read once per function: a byte search for `name =` before each call's walk, kept
-		// from nothing, was repeated at every plain-name call of a long function.
-		binds = map[string][]*pyparse.Node{}
-		walkScope(scope.Body, func(n *pyparse.Node) {
-			if n.Kind != "assignment" {
-				return
-			}
-			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" {
-				binds[l.Text(f.Src)] = append(binds[l.Text(f.Src)], r)
-			}
-		})
-		p.localBinds[scope] = binds
-		p.localRefs[scope] = map[string][]*funcRef{}
-	}
-	values := binds[name]
+	values := p.scopeBinds(f, scope)[name]
 	if len(values) == 0 {
 		return nil
 	}
@@ -335,6 +319,61 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	}
 	p.localRefs[scope][name] = out
 	return out
+}
+
+// scopeBinds is what the assignments of scope's own body bind to each plain name, in source
+// order (nested definitions are scopes of their own).
+func (p *project) scopeBinds(f *pyparse.File, scope *pyparse.Function) map[string][]*pyparse.Node {
+	binds, ok := p.localBinds[scope]
+	if !ok {
+		// Read once per function: a byte search for `name =` before each call's walk, kept
+		// from nothing, was repeated at every plain-name call of a long function.
+		binds = map[string][]*pyparse.Node{}
+		walkScope(scope.Body, func(n *pyparse.Node) {
+			if n.Kind != "assignment" {
+				return
+			}
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" {
+				binds[l.Text(f.Src)] = append(binds[l.Text(f.Src)], r)
+			}
+		})
+		p.localBinds[scope] = binds
+		p.localRefs[scope] = map[string][]*funcRef{}
+	}
+	return binds
+}
+
+// localAssign is the dotted expression (assignedName) that name was last bound to in the
+// function scope before the byte offset at, when scope's own body binds it there ("" for a
+// parameter of that name not bound since, or a value that is no dotted name): the
+// binding that reaches a call in straight-line code, where the file-wide table keeps
+// whichever assignment of that name came last in the file (`device = get_torch_device()` in
+// one function, `device = labels.device` in another).
+func (p *project) localAssign(f *pyparse.File, scope *pyparse.Function, name string, at int) (string, bool) {
+	if scope == nil || scope.Body == nil {
+		return "", false
+	}
+	var last *pyparse.Node
+	for _, v := range p.scopeBinds(f, scope)[name] {
+		if v.Start < at {
+			last = v
+		}
+	}
+	if last == nil {
+		// A parameter of that name is whatever the caller passes, not a module-level binding.
+		return "", slices.Contains(scope.Params, name)
+	}
+	return assignedName(f, last), true
+}
+
+// assignedName is the dotted name a simple assignment's right side stands for: the
+// function a functools.partial wraps, a getattr on torch or an object, or a plain name
+// chain ("" for anything else).
+func assignedName(f *pyparse.File, right *pyparse.Node) string {
+	if fn := partialOf(f, right); fn != nil {
+		return pyparse.DottedName(fn, f.Src)
+	}
+	return receiverName(f, right)
 }
 
 // attributeFuncs returns the project functions bound to `self.attr` in the methods of cls or
@@ -517,14 +556,8 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 			tables[name] = right
 			return true
 		}
-		if fn := partialOf(f, right); fn != nil {
-			// step = functools.partial(clear, device): calling step calls clear.
-			if d := pyparse.DottedName(fn, f.Src); d != "" {
-				out[name] = d
-			}
-			return true
-		}
-		if d := receiverName(f, right); d != "" {
+		// step = functools.partial(clear, device): calling step calls clear.
+		if d := assignedName(f, right); d != "" {
 			out[name] = d
 		}
 		return true
@@ -716,7 +749,11 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 		}
 	}
 	if _, imported := f.Aliases[head]; !imported {
-		if a, ok := p.assigns[f][head]; ok && a != head {
+		a, ok := p.localAssign(f, c.Function, head, c.Node.Start)
+		if !ok {
+			a, ok = p.assigns[f][head]
+		}
+		if ok && a != "" && a != head {
 			if hasRest {
 				d = a + "." + rest
 			} else {

@@ -558,18 +558,36 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 }
 
 // changesSize reports whether a loop's body shrinks or grows a size (`batch_size //= 2`,
-// `new_size = new_size * 2`): a batch-size search.
+// `new_size = new_size * 2`, `bs -= 8`): a batch-size search. A size that adds up what each
+// turn brings (`sample_size += sample_size_i` in a loop over micro-batches) or is set anew
+// from the data is no search.
 func changesSize(f *pyparse.File, loopNode *pyparse.Node) bool {
 	found := false
 	loopNode.ChildByField("body").Walk(func(m *pyparse.Node) bool {
 		if found || m.Kind == "function_definition" {
 			return false
 		}
-		if m.Kind == "augmented_assignment" || m.Kind == "assignment" {
-			if l := m.ChildByField("left"); l != nil && strings.Contains(strings.ToLower(l.Text(f.Src)), "size") {
-				found = true
-			}
+		if m.Kind != "augmented_assignment" && m.Kind != "assignment" {
+			return true
 		}
+		l, r := m.ChildByField("left"), m.ChildByField("right")
+		if l == nil || r == nil || !strings.Contains(strings.ToLower(l.Text(f.Src)), "size") {
+			return true
+		}
+		if m.Kind == "augmented_assignment" {
+			op := m.ChildByField("operator")
+			found = op != nil && op.Text(f.Src) != "+="
+			return true
+		}
+		r.Walk(func(n *pyparse.Node) bool {
+			if op := n.ChildByField("operator"); n.Kind == "binary_operator" && op != nil {
+				switch op.Text(f.Src) {
+				case "*", "/", "//", ">>", "<<", "-":
+					found = true
+				}
+			}
+			return !found
+		})
 		return true
 	})
 	return found

@@ -96,6 +96,8 @@ func TestPatternRecords(t *testing.T) {
 		"oom_types.py:16":          "none",
 		"oom_types.py:24":          "oom_retry",
 		"batch_search.py:14":       "oom_retry",
+		"microbatch_oom.py:16":     "none", // an accumulated size is no batch-size search
+		"microbatch_oom.py:37":     "oom_retry",
 		"interactive.ipynb:cell 2": "interactive_cleanup",
 		"service.py:19":            "service_guard",
 		"service.py:32":            "none",

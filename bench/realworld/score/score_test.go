@@ -70,6 +70,41 @@ func TestComputeCountsEachOutcome(t *testing.T) {
 	}
 }
 
+// A label on an `except` line stands for the call in its handler (as CL005/CL006 findings on
+// that line name it in related); one whose call has a label of its own is left out of the
+// pattern score rather than judging the same call twice.
+func TestHandlerLabelsJudgeTheCallInTheHandler(t *testing.T) {
+	const src = "try:\n    run()\nexcept Exception:  # broad\n    del model\n\n    # free it\n    free_gpu()\nload()\n"
+	if got := HandlerEnd([]byte(src), 3); got != 7 {
+		t.Fatalf("HandlerEnd = %d, want 7 (comment and blank lines inside, `load()` outside)", got)
+	}
+	labels, err := ReadLabels(strings.NewReader(`{"repo":"o/r","commit":"0123456789012345678901234567890123456789","path":"t.py","line":3,"code":"except Exception:  # broad","kind":"helper_call","frequency":"once","period":null,"pattern":"model_switch","rule":"none","reason":"del model, clear"}
+{"repo":"o/r","commit":"0123456789012345678901234567890123456789","path":"u.py","line":3,"code":"except Exception:","kind":"helper_call","frequency":"once","period":null,"pattern":"model_switch","rule":"none","reason":"same, but labelled at the call too"}
+{"repo":"o/r","commit":"0123456789012345678901234567890123456789","path":"u.py","line":7,"code":"free_gpu()","kind":"helper_call","frequency":"once","period":null,"pattern":"model_switch","rule":"none","reason":"del model, clear"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]RepoResult{"o/r": {
+		Calls: []Call{
+			{File: "t.py", Line: 8, Role: "call", Frequency: "once", Pattern: "none"}, // after the handler
+			{File: "t.py", Line: 7, Role: "call", Frequency: "once", Pattern: "model_switch"},
+			{File: "u.py", Line: 7, Role: "call", Frequency: "once", Pattern: "oom_retry"},
+		},
+		HandlerEnd: map[string]int{"t.py:3": 7, "u.py:3": 7},
+	}}
+	s, err := Compute(labels, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *s.PerPattern["model_switch"]; got != (Count{TP: 1, FN: 1}) {
+		t.Errorf("model_switch %+v, want TP 1 (t.py's handler) and FN 1 (u.py's call, judged once)", got)
+	}
+	if got := *s.PerPattern["oom_retry"]; got != (Count{FP: 1}) || s.HandlerDuplicates != 1 {
+		t.Errorf("oom_retry %+v, duplicates %d; want FP 1 and 1", got, s.HandlerDuplicates)
+	}
+}
+
 func TestComputeRefusesAMissingRepository(t *testing.T) {
 	labels, err := ReadLabels(strings.NewReader(labelsText))
 	if err != nil {
@@ -89,6 +124,24 @@ func TestReadLabelsRejectsBadLines(t *testing.T) {
 	} {
 		if _, err := ReadLabels(strings.NewReader(text)); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestLineHoldsTheLabelledCode(t *testing.T) {
+	src := []byte("x = 1\n    flux_train_utils.sample_images(\n    except RuntimeError:\n    process_batch(False)\n")
+	for _, c := range []struct {
+		line int
+		code string
+		want bool
+	}{
+		{2, "sample_images(...)", true},
+		{3, "torch.cuda.empty_cache()", false},
+		{4, "process_batch(bucket)", true},
+		{9, "x", false},
+	} {
+		if got := LineHolds(src, c.line, c.code); got != c.want {
+			t.Errorf("LineHolds(%d, %q) = %v, want %v", c.line, c.code, got, c.want)
 		}
 	}
 }

@@ -52,6 +52,32 @@ def train_bound_device(loader, model, opt):
         device.empty_cache()  # want "CL001 torch.cuda.empty_cache"
 
 
+def evaluate_on(loader, model):
+    # `device` is bound again here, later in the file: the binding in train_bound_device
+    # is still the one that reaches its call.
+    for batch in loader:
+        device = batch.device
+        model(batch.to(device))
+        device.empty_cache()  # a tensor's device, no device module: silent
+
+
+dev = get_torch_device()
+
+
+def train_module_device(loader, model, opt):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        dev.empty_cache()  # want "CL001 torch.cuda.empty_cache"
+
+
+def train_passed_device(loader, model, opt, dev):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        dev.empty_cache()  # a parameter, whatever the caller passes: silent
+
+
 def train_look_alike(loader, model, opt, cache):
     for batch in loader:
         model(batch).sum().backward()
@@ -61,7 +87,7 @@ def train_look_alike(loader, model, opt, cache):
 
 
 def _hook(module, inputs, output):
-    torch.cuda.empty_cache()  # want "CL001 .*registered at bindings.py:68 .*every forward of its module"
+    torch.cuda.empty_cache()  # want "CL001 .*registered at bindings.py:94 .*every forward of its module"
 
 
 def attach(model):

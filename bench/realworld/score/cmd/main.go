@@ -71,6 +71,24 @@ func run(labelsPath, trees, bin, only string, verbose bool, unlabelled string) e
 		}
 		results[l.Repo] = res
 	}
+	for _, l := range labels {
+		src, err := os.ReadFile(filepath.Join(trees, strings.ReplaceAll(l.Repo, "/", "+"), l.Path))
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.Repo, err)
+		}
+		if !score.IsHandlerLabel(l) {
+			if !score.LineHolds(src, l.Line, l.Code) {
+				fmt.Fprintf(os.Stderr, "warning: %s %s:%d does not hold the labelled `%s`\n", l.Repo, l.Path, l.Line, l.Code)
+			}
+			continue
+		}
+		res := results[l.Repo]
+		if res.HandlerEnd == nil {
+			res.HandlerEnd = map[string]int{}
+		}
+		res.HandlerEnd[fmt.Sprintf("%s:%d", l.Path, l.Line)] = score.HandlerEnd(src, l.Line)
+		results[l.Repo] = res
+	}
 	s, err := score.Compute(labels, results)
 	if err != nil {
 		return err
