@@ -131,6 +131,9 @@ type classifier struct {
 	// patterns memoizes patternOf per call node: a helper's call sites are classified once
 	// per cache call that reaches them, and the pattern depends on the site alone.
 	patterns map[patternKey]patternResult
+	// ownPattern marks the clears whose pattern is their function's own business (a helper
+	// that measures what its own clear frees): its callers do not inherit it.
+	ownPattern map[*pyparse.Node]bool
 	// conds memoizes condKind per condition and polarity: every call in a branch, and every
 	// record followed through it, reads the same conditions (its regular expressions were a
 	// tenth of a cold run on unsloth).
@@ -227,7 +230,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
@@ -361,7 +364,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			next.gate = g
 		}
 	}
-	if pat != PatternNone && (next.pattern == "" || next.pattern == PatternNone) {
+	if pat != PatternNone && (next.pattern == "" || next.pattern == PatternNone) && !a.ownPattern[call.Node] {
 		next.pattern, next.patternWhy = pat, pwhy
 	}
 	if (next.pattern == "" || next.pattern == PatternNone) && reLoadModel.MatchString(fn.Name) {

@@ -35,6 +35,12 @@ var (
 	reLoadModel = regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
 	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
 	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
+	// reWeightless: the receiver of a loader call that loads no weights onto a device: a
+	// tokenizer, processor, feature extractor or configuration (transformers'
+	// AutoTokenizer/AutoProcessor/AutoConfig.from_pretrained), or a noise scheduler
+	// (diffusers' SchedulerMixin.from_pretrained reads scheduler_config.json only,
+	// diffusers/schedulers/scheduling_utils.py).
+	reWeightless = regexp.MustCompile(`(?i)tokeni[sz]er|processor|config|feature_?extractor|scheduler`)
 	reLoaderName = regexp.MustCompile(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
 	reGANGen     = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
 	reGANDisc    = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
@@ -290,6 +296,26 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 		}
 	}
 
+	// A clear that measures what it frees, in a bounded loop of its own (`for attempt in
+	// range(n)`): a reading kept before it and one kept after it (verl's and ms-swift's
+	// aggressive_empty_cache compare them and stop once little was freed). The measurement
+	// is the function's own; its callers call it to free memory and do not inherit it.
+	if l := lc.innermostLoop(); l != nil && l.Kind == otherLoop && strings.Contains(l.Header, "range(") {
+		before, after := siblings(call, 5)
+		read := func(sts []*pyparse.Node) *pyparse.Node {
+			for _, st := range sts {
+				if reMemRead.MatchString(st.Text(src)) && keptReading(f, st) {
+					return st
+				}
+			}
+			return nil
+		}
+		if b, e := read(before), read(after); b != nil && e != nil {
+			a.ownPattern[call] = true
+			return LeakDiagnosis, fmt.Sprintf("measures what it frees: memory read at line %d before it and at line %d after it, and compared", b.Line(), e.Line())
+		}
+	}
+
 	// 4. Model switch: a model deleted, moved to CPU or replaced around the call; a loop over
 	// models or stages; alternating generator/discriminator training.
 	if why := a.modelSwitchNearby(f, call, !lc.inStepLoop() && !steady(freq)); why != "" {
@@ -413,6 +439,17 @@ func keptReading(f *pyparse.File, st *pyparse.Node) bool {
 	return kept
 }
 
+// weightless reports a loader call whose receiver loads no model (reWeightless):
+// `AutoTokenizer.from_pretrained`, `self.tokenizer_class.from_pretrained`.
+func weightless(callee string) bool {
+	i := strings.LastIndex(callee, ".")
+	if i <= 0 {
+		return false
+	}
+	recv := callee[:i]
+	return reWeightless.MatchString(recv[strings.LastIndex(recv, ".")+1:])
+}
+
 // loadsIn says how a block loads a model, directly (`from_pretrained`, `load_model`, ...)
 // or through the project functions it calls, at most 4 - depth calls deep (depth 4: direct
 // loads only): "`sft_main()` -> `from_pretrained()`". The call being classified itself is
@@ -451,7 +488,7 @@ func (a *classifier) loadEffect(f *pyparse.File, body *pyparse.Node, skip *pypar
 		if callee == "" {
 			return true
 		}
-		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoaderName.MatchString(last) {
+		if last := callee[strings.LastIndex(callee, ".")+1:]; reLoaderName.MatchString(last) && !weightless(callee) {
 			best = loadEffect{"`" + last + "()`", 0}
 			return false
 		}
@@ -872,7 +909,8 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
-				if (rt == "None" || reLoadModel.MatchString(rt) || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
+				loads := reLoadModel.MatchString(rt) && !(right.Kind == "call" && weightless(pyparse.DottedName(right.ChildByField("function"), src)))
+				if (rt == "None" || loads || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
 					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
 				}
 				if right.Kind == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
@@ -891,7 +929,7 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 				!holdsOutput(f, s, pyparse.DottedName(fn.ChildByField("object"), src)) {
 				return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
 			}
-			if reLoadModel.MatchString(callee) {
+			if reLoadModel.MatchString(callee) && !weightless(callee) {
 				return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
 			}
 			// `model.destroy()`: DeepSpeed's engine frees what it holds
@@ -1325,7 +1363,7 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) 
 		} else {
 			last = fn.Text(f.Src)
 		}
-		if reLoaderName.MatchString(last) && !reOffloadName.MatchString(last) {
+		if reLoaderName.MatchString(last) && !reOffloadName.MatchString(last) && !weightless(pyparse.DottedName(fn, f.Src)) {
 			return true
 		}
 		// `Xtts.init_from_config(config)`: a class or static method of a model class, its

@@ -98,6 +98,8 @@ func TestPatternRecords(t *testing.T) {
 		"batch_search.py:14":       "oom_retry",
 		"microbatch_oom.py:16":     "none", // an accumulated size is no batch-size search
 		"microbatch_oom.py:37":     "oom_retry",
+		"switch_tokenizer.py:6":    "none", // a tokenizer is no model
+		"switch_tokenizer.py:14":   "model_switch",
 		"interactive.ipynb:cell 2": "interactive_cleanup",
 		"service.py:19":            "service_guard",
 		"service.py:32":            "none",
@@ -108,6 +110,8 @@ func TestPatternRecords(t *testing.T) {
 		"leak.py:41":               "leak_diagnosis",
 		"leak.py:55":               "model_switch",
 		"leak.py:67":               "none",
+		"leak.py:76":               "leak_diagnosis", // its callers do not inherit it
+		"leak.py:92":               "none",
 		// Issue 13, class 5: retries behind managers that swallow the OOM, and a flag only
 		// an OOM handler sets; the look-alikes stay none.
 		"oom_context.py:71":  "oom_retry",

@@ -67,3 +67,27 @@ def train(model, loader, optimizer, log):
         torch.cuda.empty_cache()  # want "CL001.*step loop"
         torch.cuda.reset_peak_memory_stats()
         log(torch.cuda.max_memory_allocated())
+
+
+def aggressive_clear(max_retries=3):
+    for attempt in range(max_retries):
+        before = torch.cuda.memory_reserved()
+        gc.collect()
+        torch.cuda.empty_cache()  # measures what it frees: its own business
+        after = torch.cuda.memory_reserved()
+        if before - after < 2**30:
+            break
+
+
+def train_aggressive(model, loader, optimizer):
+    for batch in loader:
+        model(batch).sum().backward()
+        optimizer.step()
+        aggressive_clear()  # want "CL001 aggressive_clear.. runs on every iteration"
+
+
+def clear_and_log(max_retries=3):
+    for attempt in range(max_retries):
+        # A reading only logged measures nothing: no leak diagnosis, a loop of unknown kind.
+        torch.cuda.empty_cache()  # want "CL004"
+        print(torch.cuda.memory_reserved())
