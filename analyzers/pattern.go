@@ -353,7 +353,9 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	// per turn of a human costs nothing anyone waits for.
 	// A turn that runs the model for a person's message is no training step, though its
 	// forward makes the loop look like one; a turn that trains is.
-	if l := lc.innermostLoop(); l != nil && (l.Kind != stepLoop || directStep(f, l.Node.ChildByField("body")) == "") {
+	// A clear that a gate lets run once in the whole session (`if turns == 1000:`) is one-off
+	// housekeeping on no one's request, not cleanup between a person's turns.
+	if l := lc.innermostLoop(); l != nil && freq != Once && (l.Kind != stepLoop || directStep(f, l.Node.ChildByField("body")) == "") {
 		if what := a.readsInput(f, l.Node.ChildByField("body")); what != "" {
 			return InteractiveCleanup, fmt.Sprintf("in the interactive loop at line %d (`%s`), which waits for `%s` on each turn", l.Node.Line(), l.Header, what)
 		}

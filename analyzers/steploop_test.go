@@ -189,6 +189,7 @@ func TestPatternRecords(t *testing.T) {
 		// A REPL's turn waits for a person; a queue worker's turn serves a request.
 		"repl.py:19": "interactive_cleanup",
 		"repl.py:30": "service_guard",
+		"repl.py:41": "none",
 		// Class 4: a queue worker, Gradio handlers registered through `fn=`; a handler
 		// switching models is a switch; a batch queue in a step loop and a lookup are not.
 		"service_queue.py:19": "service_guard",

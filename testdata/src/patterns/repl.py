@@ -30,3 +30,13 @@ def serve_queue(model, queue):
             torch_gc()
             continue
         history.append(model.chat(query, history))
+
+
+def resynthesize(model):
+    turns = 0
+    while True:
+        path = input("File: ")
+        turns += 1
+        if turns == 1000:
+            torch.cuda.empty_cache()  # once in the session, on no one's request: no cleanup between turns
+        model(path)
