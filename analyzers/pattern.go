@@ -911,7 +911,7 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
-				loads := reLoadModel.MatchString(rt) && !(right.Kind == "call" && weightless(pyparse.DottedName(right.ChildByField("function"), src)))
+				loads := reLoadModel.MatchString(rt) && (right.Kind != "call" || !weightless(pyparse.DottedName(right.ChildByField("function"), src)))
 				if (rt == "None" || loads || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
 					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
 				}
