@@ -254,7 +254,7 @@ func (lv *litValue) add(text string, srcStart int, exact, hole bool) {
 }
 
 func (lv *litValue) hole(f *pyparse.File, n *pyparse.Node) {
-	lv.add(n.Text(f.Src), n.Start, true, true)
+	lv.add(n.Text(f.Src), int(n.Start), true, true)
 }
 
 // span maps a problem's byte range in the value to source offsets; ok is false when an
@@ -339,23 +339,23 @@ func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
 				if e.Kind != "escape_sequence" && e.Kind != "escape_interpolation" {
 					continue
 				}
-				lv.add(string(f.Src[pos:e.Start]), pos, true, false)
+				lv.add(string(f.Src[pos:e.Start]), int(pos), true, false)
 				text := e.Text(f.Src)
 				switch {
 				case raw:
-					lv.add(text, e.Start, true, false)
+					lv.add(text, int(e.Start), true, false)
 				case e.Kind == "escape_interpolation":
-					lv.add(text[:1], e.Start, false, false)
+					lv.add(text[:1], int(e.Start), false, false)
 				default:
 					if dec, ok := decodeEscape(text); ok {
-						lv.add(dec, e.Start, false, false)
+						lv.add(dec, int(e.Start), false, false)
 					} else {
-						lv.add(text, e.Start, true, true)
+						lv.add(text, int(e.Start), true, true)
 					}
 				}
 				pos = e.End
 			}
-			lv.add(string(f.Src[pos:c.End]), pos, true, false)
+			lv.add(string(f.Src[pos:c.End]), int(pos), true, false)
 		case "interpolation":
 			lv.hole(f, c)
 		}
@@ -411,7 +411,7 @@ func reportProblem(pass *driver.Pass, s *confSetting, p allocconf.Problem) {
 	f := s.file
 	start, end, ok := s.lit.span(p.Offset, p.End)
 	if !ok {
-		start, end = s.value.Start, s.value.End
+		start, end = int(s.value.Start), int(s.value.End)
 	}
 	label := "PyTorch rejects or misreads this"
 	if p.Rule == rules.CL012 {
@@ -758,14 +758,14 @@ func reportOrder(pass *driver.Pass, w *orderWalker, s *confSetting, backend bool
 		b, _ := s.cfg.Get("backend")
 		msg = fmt.Sprintf("%s selects backend:%s after import torch at line %d: PyTorch chooses the allocator backend when torch is imported, so CUDA initialisation will fail with \"Allocator backend parsed at runtime != allocator backend parsed at load time\"", s.varName, b.Value, w.torch.Line())
 		label, help = "too late: the backend is chosen at import torch", helpBackend
-		related = driver.Related{Pos: f.Pos(w.torch.Start), End: f.Pos(w.torch.End), Message: "torch is imported here"}
+		related = driver.Related{Pos: f.Pos(int(w.torch.Start)), End: f.Pos(int(w.torch.End)), Message: "torch is imported here"}
 	} else {
 		msg = fmt.Sprintf("%s is set after CUDA was initialised at line %d (`%s`): PyTorch reads the allocator config once, when CUDA initialises, so this setting is silently ignored", s.varName, w.init.Line(), shortText(f, w.init))
 		label, help = "ignored: CUDA is already initialised", helpAfterInit
-		related = driver.Related{Pos: f.Pos(w.init.Start), End: f.Pos(w.init.End), Message: "CUDA is initialised here"}
+		related = driver.Related{Pos: f.Pos(int(w.init.Start)), End: f.Pos(int(w.init.End)), Message: "CUDA is initialised here"}
 	}
 	pass.Report(driver.Diagnostic{
-		Pos: f.Pos(s.at.Start), End: f.Pos(s.at.End), Code: rules.CL010, Message: msg,
+		Pos: f.Pos(int(s.at.Start)), End: f.Pos(int(s.at.End)), Code: rules.CL010, Message: msg,
 		Related: []driver.Related{related},
 		Label:   label, Help: help, Function: functionName(f.EnclosingFunction(s.at)), Snippet: snippet(f, s.at.Statement()),
 	})

@@ -142,7 +142,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			return lc
 		case "if_statement":
 			switch {
-			case child.Field == "consequence":
+			case child.Field() == "consequence":
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), false))
 			case child.Kind == "elif_clause":
 				pendingGates = append(pendingGates, a.newGate(f, child.ChildByField("condition"), false))
@@ -150,10 +150,10 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), true))
 			}
 		case "for_statement", "while_statement":
-			if child.Field == "body" && transparentLoop(f, m) && lc.Transparent == nil && len(lc.Loops) == 0 {
+			if child.Field() == "body" && transparentLoop(f, m) && lc.Transparent == nil && len(lc.Loops) == 0 {
 				lc.Transparent = m
 			}
-			if child.Field == "body" && !transparentLoop(f, m) {
+			if child.Field() == "body" && !transparentLoop(f, m) {
 				l := a.classifyLoop(f, m)
 				lc.Loops = append(lc.Loops, l)
 				for _, g := range pendingGates {
@@ -1160,7 +1160,7 @@ func withoutStrings(f *pyparse.File, n *pyparse.Node) string {
 	b := []byte(n.Text(f.Src))
 	n.Walk(func(m *pyparse.Node) bool {
 		if m.Kind == "string" {
-			for i := m.Start - n.Start; i < m.End-n.Start && i < len(b); i++ {
+			for i := int(m.Start - n.Start); i < int(m.End-n.Start) && i < len(b); i++ {
 				b[i] = ' '
 			}
 			return false

@@ -49,7 +49,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 			t.Spelling, t.Call.Node.Line(), maxRecordsPerTarget, maxChainDepth)})
 	}
 	for _, r := range cls.Records {
-		c := engine.Call{Offset: r.Call.Node.Start, Record: report.CallRecord{
+		c := engine.Call{Offset: int(r.Call.Node.Start), Record: report.CallRecord{
 			File: r.File.Path, Callee: r.Target.Spelling, Role: r.Role, Frequency: string(r.Frequency),
 			Pattern: string(r.Pattern), Reason: r.Reason,
 		}}

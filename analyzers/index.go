@@ -355,7 +355,7 @@ func (p *project) localAssign(f *pyparse.File, scope *pyparse.Function, name str
 	}
 	var last *pyparse.Node
 	for _, v := range p.scopeBinds(f, scope)[name] {
-		if v.Start < at {
+		if int(v.Start) < at {
 			last = v
 		}
 	}
@@ -749,7 +749,7 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 		}
 	}
 	if _, imported := f.Aliases[head]; !imported {
-		a, ok := p.localAssign(f, c.Function, head, c.Node.Start)
+		a, ok := p.localAssign(f, c.Function, head, int(c.Node.Start))
 		if !ok {
 			a, ok = p.assigns[f][head]
 		}

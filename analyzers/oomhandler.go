@@ -526,16 +526,16 @@ func reportRetry(pass *driver.Pass, f *pyparse.File, clause, clear *pyparse.Node
 	}
 	msg := fmt.Sprintf("%s inside the except block (handler at line %d): until the handler ends, the exception's traceback keeps the failed attempt's tensors alive, so %s frees little and the retry can run out of memory again", what, clause.Line(), how)
 	d := driver.Diagnostic{
-		Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), Code: rules.CL005, Message: msg,
+		Pos: f.Pos(int(stmt.Start)), End: f.Pos(int(stmt.End)), Code: rules.CL005, Message: msg,
 		Label: "retried while the failed attempt's memory is still held", Help: helpRetryInside,
 		Function: fnName, Snippet: snippet(f, stmt),
 		Related: []driver.Related{{
-			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " clears the cache here, while the exception is still alive",
+			Pos: f.Pos(int(clear.Start)), End: f.Pos(int(clear.End)), Message: how + " clears the cache here, while the exception is still alive",
 		}},
 	}
 	if failed != nil {
 		d.Related = append(d.Related, driver.Related{
-			Pos: f.Pos(failed.Start), End: f.Pos(failed.End), Message: "the attempt that failed",
+			Pos: f.Pos(int(failed.Start)), End: f.Pos(int(failed.End)), Message: "the attempt that failed",
 		})
 	}
 	pass.Report(d)
@@ -564,10 +564,10 @@ func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k 
 		label = "catches every " + pyparse.DottedName(k.broad, f.Src) + ", not only OOM"
 	}
 	d := driver.Diagnostic{
-		Pos: f.Pos(clause.Start), End: f.Pos(end), Code: rules.CL006, Message: msg,
+		Pos: f.Pos(int(clause.Start)), End: f.Pos(int(end)), Code: rules.CL006, Message: msg,
 		Label: label, Help: helpTooBroad, Function: fnName, Snippet: snippet(f, header),
 		Related: []driver.Related{{
-			Pos: f.Pos(clear.Start), End: f.Pos(clear.End), Message: how + " runs here for every caught error",
+			Pos: f.Pos(int(clear.Start)), End: f.Pos(int(clear.End)), Message: how + " runs here for every caught error",
 		}},
 	}
 	if fix, ok := narrowExceptFix(f, clause, k); ok {
@@ -588,7 +588,7 @@ func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (*driv
 	if k.bare {
 		for _, c := range clause.Children {
 			if c.Kind == "except" {
-				fix.Edits = []driver.Edit{{Pos: f.Pos(c.End), End: f.Pos(c.End), NewText: " " + name}}
+				fix.Edits = []driver.Edit{{Pos: f.Pos(int(c.End)), End: f.Pos(int(c.End)), NewText: " " + name}}
 				return fix, true
 			}
 		}
@@ -603,7 +603,7 @@ func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (*driv
 	if broad != 1 {
 		return nil, false
 	}
-	fix.Edits = []driver.Edit{{Pos: f.Pos(k.broad.Start), End: f.Pos(k.broad.End), NewText: name}}
+	fix.Edits = []driver.Edit{{Pos: f.Pos(int(k.broad.Start)), End: f.Pos(int(k.broad.End)), NewText: name}}
 	return fix, true
 }
 

@@ -294,21 +294,21 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 	}
 	n := r.Call.Node
 	d := driver.Diagnostic{
-		Pos: r.File.Pos(n.Start), End: r.File.Pos(n.End), Code: r.Rule, Message: msg,
+		Pos: r.File.Pos(int(n.Start)), End: r.File.Pos(int(n.End)), Code: r.Rule, Message: msg,
 		Label: label(r), Help: help(r), Function: functionName(r.Call.Function),
 		Snippet: strings.Join(strings.Fields(n.Statement().Text(r.File.Src)), " "),
 		Period:  r.Period,
 	}
 	for _, e := range r.Via {
 		d.Related = append(d.Related, driver.Related{
-			Pos: e.CalleeFile.Pos(e.Callee.Node.Start), End: e.CalleeFile.Pos(e.Callee.Node.Start),
+			Pos: e.CalleeFile.Pos(int(e.Callee.Node.Start)), End: e.CalleeFile.Pos(int(e.Callee.Node.Start)),
 			Message: fmt.Sprintf("%s() is defined here", e.Callee.Name),
 		})
 	}
 	if len(r.Via) > 0 {
 		t := r.Target
 		d.Related = append(d.Related, driver.Related{
-			Pos: t.File.Pos(t.Call.Node.Start), End: t.File.Pos(t.Call.Node.End),
+			Pos: t.File.Pos(int(t.Call.Node.Start)), End: t.File.Pos(int(t.Call.Node.End)),
 			Message: t.Spelling + "() empties the cache here",
 		})
 	}
@@ -336,7 +336,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	if strings.TrimSpace(string(src[lineStart:stmt.Start])) != "" {
 		return nil, false // something else precedes it on the line
 	}
-	lineEnd := stmt.End
+	lineEnd := int(stmt.End)
 	for lineEnd < len(src) && src[lineEnd] != '\n' {
 		lineEnd++
 	}
@@ -358,10 +358,10 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	}
 	if others == 0 {
 		return &driver.Fix{Message: "replace the call with `pass`", Edits: []driver.Edit{{
-			Pos: f.Pos(stmt.Start), End: f.Pos(stmt.End), NewText: "pass",
+			Pos: f.Pos(int(stmt.Start)), End: f.Pos(int(stmt.End)), NewText: "pass",
 		}}}, true
 	}
 	return &driver.Fix{Message: "remove the call", Edits: []driver.Edit{{
-		Pos: f.Pos(lineStart), End: f.Pos(lineEnd),
+		Pos: f.Pos(int(lineStart)), End: f.Pos(lineEnd),
 	}}}, true
 }

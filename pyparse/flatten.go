@@ -137,10 +137,10 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 		nd.Kind = symbolName(kind)
 		nd.Named = e.named != 0
 		if fid := int(e.field); fid < len(fieldNames) {
-			nd.Field = fieldNames[fid]
+			nd.field = uint8(fid)
 		}
-		nd.Start, nd.End = int(e.start), int(e.end)
-		row = rowFrom(lines, nd.Start, row)
+		nd.Start, nd.End = int32(e.start), int32(e.end)
+		row = rowFrom(lines, int(nd.Start), row)
 		nd.Row = int32(row)
 		if k := int(kids[i]); k > 0 {
 			nd.Children, backing = backing[:0:k], backing[k:]
@@ -156,7 +156,7 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 			if nd.Kind != "ERROR" {
 				msg = "missing " + nd.Kind
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, nd.Start), Msg: msg})
+			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, int(nd.Start)), Msg: msg})
 		}
 	}
 	return &nodes[0]

@@ -60,10 +60,10 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 	var visit func(n *Node)
 	visit = func(n *Node) {
 		seen[n] = true
-		if n.Start < 0 || n.Start > n.End || n.End > len(f.Src) {
+		if n.Start < 0 || n.Start > n.End || int(n.End) > len(f.Src) {
 			t.Fatalf("%s [%d,%d) outside the source (%d bytes)", n.Kind, n.Start, n.End, len(f.Src))
 		}
-		if line, _ := f.Position(n.Start); line != n.Line() {
+		if line, _ := f.Position(int(n.Start)); line != n.Line() {
 			t.Fatalf("%s at byte %d: row says line %d, Position says %d", n.Kind, n.Start, n.Line(), line)
 		}
 		prev := n.Start

@@ -12,20 +12,21 @@ import (
 // the memory of a run, so they carry only what is read: columns come from File.Position.
 type Node struct {
 	Kind     string
-	Field    string // field name in the parent, "" when none
-	Start    int    // byte offset
-	End      int    // byte offset, exclusive
+	Start    int32 // byte offset
+	End      int32 // byte offset, exclusive
 	Parent   *Node
 	Children []*Node
 	Row      int32 // 0-based start row
 	// Index is the node's position in Parent.Children.
 	Index int32
 	Named bool
+	// field is the node's field name in its parent, as an index into fieldNames (Field).
+	field uint8
 }
 
 // Text returns the node's source text.
 func (n *Node) Text(src []byte) string {
-	if n == nil || n.Start < 0 || n.End > len(src) || n.Start > n.End {
+	if n == nil || n.Start < 0 || int(n.End) > len(src) || n.Start > n.End {
 		return ""
 	}
 	return string(src[n.Start:n.End])
@@ -34,13 +35,21 @@ func (n *Node) Text(src []byte) string {
 // Line is the 1-based line the node starts on.
 func (n *Node) Line() int { return int(n.Row) + 1 }
 
+// Field is the node's field name in its parent, "" when none.
+func (n *Node) Field() string {
+	if int(n.field) < len(fieldNames) {
+		return fieldNames[n.field]
+	}
+	return ""
+}
+
 // ChildByField returns the first child with the given field name.
 func (n *Node) ChildByField(field string) *Node {
 	if n == nil {
 		return nil
 	}
 	for _, c := range n.Children {
-		if c.Field == field {
+		if c.Field() == field {
 			return c
 		}
 	}
@@ -51,7 +60,7 @@ func (n *Node) ChildByField(field string) *Node {
 func (n *Node) ChildrenByField(field string) []*Node {
 	var out []*Node
 	for _, c := range n.Children {
-		if c.Field == field {
+		if c.Field() == field {
 			out = append(out, c)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -99,6 +100,10 @@ var ErrTimeout = errors.New("parsing took longer than its budget")
 // parse: they are listed in File.Errors. An error is returned only when no tree could be built
 // (timeout, cancellation).
 func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, error) {
+	if len(src) > math.MaxInt32 {
+		// Node offsets are int32 (tree-sitter's own are uint32).
+		return nil, fmt.Errorf("%s: not analysed: %d MB is over the 2 GB a file may have", path, len(src)>>20)
+	}
 	budget := p.Timeout
 	if budget <= 0 {
 		budget = Budget(len(src))

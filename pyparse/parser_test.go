@@ -198,9 +198,9 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 				return func(n *Node) bool {
 					par := -1
 					if n.Parent != nil {
-						par = n.Parent.Start
+						par = int(n.Parent.Start)
 					}
-					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind, n.Field, n.Named, n.Start, n.End, n.Row, par, n.Index))
+					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind, n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index))
 					return true
 				}
 			}
@@ -244,11 +244,11 @@ func convert(root *sitter.Node, f *File) *Node {
 		kind := tn.KindId()
 		n.Kind, n.Named = symbolName(kind), tn.IsNamed()
 		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
-			n.Field = fieldNames[fid]
+			n.field = uint8(fid)
 		}
 		start, end := tn.ByteRange()
-		n.Start, n.End = int(start), int(end)
-		row, _ := position(lines, n.Start)
+		n.Start, n.End = int32(start), int32(end)
+		row, _ := position(lines, int(n.Start))
 		n.Row = int32(row)
 		n.Parent = parent
 		if parent != nil {
@@ -260,7 +260,7 @@ func convert(root *sitter.Node, f *File) *Node {
 			if n.Kind != "ERROR" {
 				msg = "missing " + n.Kind
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, n.Start), Msg: msg})
+			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, int(n.Start)), Msg: msg})
 		}
 		return n
 	}

@@ -14,7 +14,7 @@ func TestLoneCRLineEnds(t *testing.T) {
 		t.Fatalf("errors %v, %d calls", f.Errors, len(f.Calls))
 	}
 	c := f.Calls[0]
-	line, col := f.Position(c.Node.Start)
+	line, col := f.Position(int(c.Node.Start))
 	if c.Callee != "torch.cuda.empty_cache" || c.Function == nil || line != 5 || col != 9 || c.Node.Line() != 5 {
 		t.Errorf("call %q in %v at %d:%d (row %d), want torch.cuda.empty_cache in train at 5:9", c.Callee, c.Function, line, col, c.Node.Line())
 	}
