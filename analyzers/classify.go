@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
@@ -466,13 +467,26 @@ func dedupe(recs []*Record) []*Record {
 	for _, r := range recs {
 		// A call of a helper is one record whichever of the helper's device branches
 		// (cuda, xpu, mps, ...) the chain ends in; the cuda one is kept.
+		// Written piece by piece: fmt's formatting of every record was 7% of a cold run's
+		// allocations on unsloth.
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s:%d:%s:%s:%s", r.File.Path, r.Call.Node.Start, r.Role, r.Rule, r.Pattern)
+		at := func(file string, off int32) {
+			b.WriteString(file)
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(int(off)))
+		}
+		at(r.File.Path, r.Call.Node.Start)
+		for _, s := range []string{r.Role, r.Rule, string(r.Pattern)} {
+			b.WriteByte(':')
+			b.WriteString(s)
+		}
 		for _, e := range r.Via {
-			fmt.Fprintf(&b, ">%s:%d", e.CalleeFile.Path, e.Callee.Node.Start)
+			b.WriteByte('>')
+			at(e.CalleeFile.Path, e.Callee.Node.Start)
 		}
 		if len(r.Via) == 0 {
-			fmt.Fprintf(&b, "@%s", r.Target.Spelling)
+			b.WriteByte('@')
+			b.WriteString(r.Target.Spelling)
 		}
 		k := b.String()
 		if i, ok := seen[k]; ok {

@@ -50,7 +50,8 @@ type project struct {
 	tables  map[*pyparse.File]map[string]*pyparse.Node
 	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
 	byBase   map[string][]string
-	modCache map[string]string
+	modCache map[modKey]string
+	fileDirs map[*pyparse.File]string
 	// devices caches deviceReturn: the torch device module a function returns ("" none).
 	devices map[*pyparse.Function]string
 	// want collects the unparsed project modules a binding led to (a function called for
@@ -75,7 +76,7 @@ type funcRef struct {
 
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
-		byBase: map[string][]string{}, modCache: map[string]string{}}
+		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{}}
 	for _, f := range paths {
 		s := absSlash(f)
 		p.paths = append(p.paths, s)
@@ -749,9 +750,13 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 		}
 	}
 	if _, imported := f.Aliases[head]; !imported {
-		a, ok := p.localAssign(f, c.Function, head, int(c.Node.Start))
-		if !ok {
-			a, ok = p.assigns[f][head]
+		// The file-wide table holds every name the file binds anywhere, so a name it lacks
+		// has no local binding either, and a parameter shadows only a name it holds.
+		a, ok := p.assigns[f][head]
+		if ok {
+			if la, local := p.localAssign(f, c.Function, head, int(c.Node.Start)); local {
+				a = la
+			}
 		}
 		if ok && a != "" && a != head {
 			if hasRest {
@@ -943,7 +948,13 @@ func isIdentifier(s string) bool {
 // importing file's package, absolute ones against the importing file's directory (a
 // script's sys.path[0]), the project root, `src/`, then a unique path suffix.
 func (p *project) moduleFile(from *pyparse.File, mod string) string {
-	key := path.Dir(absSlash(from.Path)) + "\x00" + mod
+	dir, ok := p.fileDirs[from]
+	if !ok {
+		// filepath.Abs asks the OS for the working directory: once per file, not per lookup.
+		dir = path.Dir(absSlash(from.Path))
+		p.fileDirs[from] = dir
+	}
+	key := modKey{dir, mod}
 	if r, ok := p.modCache[key]; ok {
 		return r
 	}
@@ -951,6 +962,9 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 	p.modCache[key] = r
 	return r
 }
+
+// modKey is a module name as imported from a directory.
+type modKey struct{ dir, mod string }
 
 func (p *project) findModule(from *pyparse.File, mod string) string {
 	level := len(mod) - len(strings.TrimLeft(mod, "."))
