@@ -161,7 +161,7 @@ func run(t T, dir string, reporting []*driver.Analyzer) (*engine.Result, []strin
 		t.Fatalf("no .py or .ipynb fixtures under %s", dir)
 		return nil, nil
 	}
-	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: map[string]bool{},
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: map[string]bool{}, Calls: true,
 		Walk: walk.Options{RespectGitignore: false}}
 	for code, a := range analyzers.Reporting {
 		for _, r := range reporting {

@@ -25,7 +25,7 @@ func runCalls(ctx context.Context, an engine.Analysis, args []string, stdin io.R
 	if err != nil {
 		return err
 	}
-	opts.Analysis = an
+	opts.Analysis, opts.Calls = an, true
 	con := newConsole(stderr, cf.quiet)
 	res, err := analyse(ctx, opts, &cf, con, stderr)
 	if err != nil {

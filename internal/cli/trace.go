@@ -68,7 +68,7 @@ func runTrace(ctx context.Context, an engine.Analysis, args []string, stdout, st
 	if err != nil {
 		return err
 	}
-	opts.Analysis = an
+	opts.Analysis, opts.Calls = an, true
 	if opts.Root == "" {
 		opts.Root = root // the traced project, not the repository around it
 	}

@@ -55,7 +55,7 @@ func age(t *testing.T, dir string) {
 
 func runCached(t *testing.T, cacheDir string, paths []string, root string) (*engine.Result, string) {
 	t.Helper()
-	opts := engine.Options{Analysis: analyzers.Engine, Paths: paths, Root: root, Rules: allRules()}
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: paths, Root: root, Rules: allRules(), Calls: true}
 	if cacheDir != "" {
 		opts.Cache = &engine.Cache{Dir: cacheDir, Version: "test"}
 	}
@@ -104,6 +104,42 @@ func TestCacheSameResult(t *testing.T) {
 		if !res.Stats.Cached || got != want {
 			t.Errorf("report scope of one folder: cached %v, same %v", res.Stats.Cached, got == want)
 		}
+	}
+}
+
+// TestCacheCallsOnlyWhenAsked: a run that does not ask for the call records (`check`) is
+// served from the entry's head alone; one that does (`calls`) gets them from the same
+// entry, also after a run without them rewrote it (a file touched but unchanged).
+func TestCacheCallsOnlyWhenAsked(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cache := t.TempDir()
+	_, want := runCached(t, "", []string{dir}, dir)
+	run := func(calls bool) *engine.Result {
+		t.Helper()
+		res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir,
+			Rules: allRules(), Calls: calls, Cache: &engine.Cache{Dir: cache, Version: "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := run(false); res.Stats.Cached || res.Calls != nil {
+		t.Fatalf("first run: cached %v, %d calls not asked for", res.Stats.Cached, len(res.Calls))
+	}
+	if res := run(false); !res.Stats.Cached || res.Calls != nil || len(res.Report.Findings) == 0 {
+		t.Fatalf("warm run without calls: cached %v, %d calls, %d findings", res.Stats.Cached, len(res.Calls), len(res.Report.Findings))
+	}
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(dir, "train.py"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(false); !res.Stats.Cached {
+		t.Fatal("a touched, unchanged file should still be served from the cache")
+	}
+	res := run(true)
+	if got := shown(t, res); !res.Stats.Cached || got != want {
+		t.Errorf("calls from the rewritten entry: cached %v, differs %v", res.Stats.Cached, got != want)
 	}
 }
 
@@ -229,7 +265,7 @@ func TestCacheConcurrentRuns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules(),
+			opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules(), Calls: true,
 				Cache: &engine.Cache{Dir: cache, Version: "test"}}
 			res, err := engine.Run(context.Background(), opts)
 			if err != nil {

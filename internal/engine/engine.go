@@ -53,6 +53,9 @@ type Options struct {
 	// Cache, when set, keeps what a run found and gives it back to the next run while no
 	// file that mattered changed (cache.go). A run with Stdin neither reads nor writes it.
 	Cache *Cache
+	// Calls asks for the classified calls (Result.Calls): `cachelint calls` and `trace`.
+	// Without it a run from the cache leaves them undecoded, most of what an entry holds.
+	Calls bool
 }
 
 // Stdin is a file read from standard input, reported under Name ("-" when none was given);
@@ -66,7 +69,8 @@ type Stdin struct {
 type Result struct {
 	// Report holds the findings in report scope, sorted by file and position.
 	Report *report.Report
-	// Calls are the classified cache-emptying calls in report scope (`cachelint calls`).
+	// Calls are the classified cache-emptying calls in report scope (`cachelint calls`),
+	// when Options.Calls asks for them.
 	Calls []report.CallRecord
 	// Warnings came up while finding the files (an unreadable directory, a bad .gitignore).
 	Warnings []string
@@ -236,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	var cache *resultCache
 	if opts.Cache != nil && opts.Stdin == nil {
 		cache = openCache(ctx, opts.Cache, pr, all, opts.Jobs)
-		pr.a = cache.load()
+		pr.a = cache.load(opts.Calls)
 		out.Stats.CacheDir = cache.dir
 	}
 	if pr.a == nil {
@@ -268,7 +272,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		rep.Findings = opts.Baseline.Filter(rep.Findings, out.RootRel)
 	}
 	out.Report = rep
-	out.Calls = pr.callRecords()
+	if opts.Calls {
+		out.Calls = pr.callRecords()
+	}
 	out.Errors = pr.internalErrors()
 	for _, se := range pr.syntaxErrors() {
 		out.SyntaxErrors = append(out.SyntaxErrors, se.At)

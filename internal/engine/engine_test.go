@@ -25,7 +25,7 @@ func allRules() map[string]bool {
 // registry) and that the calls and stats are filled in.
 func TestRunTypedFindings(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "src", "fixes")
-	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules()})
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules(), Calls: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func FuzzEngine(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Jobs: 1, Rules: map[string]bool{}}
+		opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Jobs: 1, Rules: map[string]bool{}, Calls: true}
 		for _, r := range rules.All() {
 			opts.Rules[r.Code] = true
 		}
