@@ -33,14 +33,14 @@ var (
 	// LoadedModel context that locks the model into VRAM (invokeai/backend/model_manager/
 	// load/load_base.py, LoadedModel.model_on_device).
 	reLoadModel = regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
-	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
-	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
 	// reWeightless: the receiver of a loader call that loads no weights onto a device: a
 	// tokenizer, processor, feature extractor or configuration (transformers'
 	// AutoTokenizer/AutoProcessor/AutoConfig.from_pretrained), or a noise scheduler
 	// (diffusers' SchedulerMixin.from_pretrained reads scheduler_config.json only,
 	// diffusers/schedulers/scheduling_utils.py).
 	reWeightless = regexp.MustCompile(`(?i)tokeni[sz]er|processor|config|feature_?extractor|scheduler`)
+	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
+	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
 	reLoaderName = regexp.MustCompile(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
 	reGANGen     = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
 	reGANDisc    = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
