@@ -48,7 +48,8 @@ type project struct {
 	// tables the names last bound to a dict, list or tuple literal.
 	assigns map[*pyparse.File]map[string]string
 	tables  map[*pyparse.File]map[string]*pyparse.Node
-	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile.
+	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile, and
+	// fileDirs each importing file's absolute directory for it.
 	byBase   map[string][]string
 	modCache map[modKey]string
 	fileDirs map[*pyparse.File]string
