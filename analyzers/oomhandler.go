@@ -441,11 +441,16 @@ func reportsError(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 // everything propagate anyway: an OOM test in a condition, a re-raise that depends on the
 // exception, or an unconditional raise at the handler's top level.
 func checksOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
+	return propagates(f, body) || testsOOM(f, body, k)
+}
+
+// propagates reports a handler that ends by raising at its top level: a `raise`, or
+// pytest.skip(), pytest.fail(), sys.exit().
+func propagates(f *pyparse.File, body *pyparse.Node) bool {
 	for _, stmt := range body.NamedChildren() {
 		if stmt.Kind == "raise_statement" {
 			return true
 		}
-		// pytest.skip(), pytest.fail(), sys.exit() end the handler by raising.
 		if stmt.Kind == "expression_statement" {
 			if c := stmt.NamedChildren(); len(c) == 1 && c[0].Kind == "call" {
 				switch pyparse.DottedName(c[0].ChildByField("function"), f.Src) {
@@ -455,6 +460,12 @@ func checksOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 			}
 		}
 	}
+	return false
+}
+
+// testsOOM reports a broad handler that tells OOM apart from other errors: an OOM test in a
+// condition, or a re-raise that depends on the exception.
+func testsOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 	var reName *regexp.Regexp
 	if k.name != "" {
 		reName = regexp.MustCompile(`\b` + regexp.QuoteMeta(k.name) + `\b`)

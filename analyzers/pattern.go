@@ -532,7 +532,8 @@ func (a *classifier) oomHandler(f *pyparse.File, h *handler, call *pyparse.Node)
 	if body == nil {
 		return false
 	}
-	if checksOOM(f, body, k) || retryLoop(h.Try, body) {
+	// A handler that clears and re-raises everything is cleanup on the way out, not a retry.
+	if testsOOM(f, body, k) || retryLoop(h.Try, body) {
 		return true
 	}
 	if a.clears == nil {

@@ -95,6 +95,7 @@ func TestPatternRecords(t *testing.T) {
 	want := map[string]string{
 		"oom_types.py:16":          "none",
 		"oom_types.py:24":          "oom_retry",
+		"oom_types.py:46":          "none", // clears and re-raises: no retry
 		"batch_search.py:14":       "oom_retry",
 		"microbatch_oom.py:16":     "none", // an accumulated size is no batch-size search
 		"microbatch_oom.py:37":     "oom_retry",

@@ -37,3 +37,11 @@ def train_skipping_bad_batches(loader, model, opt):
         except Exception:
             torch.cuda.empty_cache()  # want "CL004 .*when `except Exception`"
             continue
+
+
+def load_or_clean_up(build, device):
+    try:
+        return build(device)
+    except Exception:
+        torch.cuda.empty_cache()  # clean-up on the way out, re-raised: no OOM retry
+        raise
