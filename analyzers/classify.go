@@ -535,6 +535,25 @@ func ruleFor(r *Record) string {
 
 // frequency fills r.Frequency, Period, Loop, Hook, Gate and Reason from the local context.
 func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localContext, r *Record, hasCallers bool) {
+	// A call after which its block always leaves the innermost loop (`clear(); break`, a
+	// handler that clears and re-raises) runs at most once per run of that loop: how often
+	// is the loops' around it to say.
+	if len(lc.Loops) > 0 {
+		l := lc.Loops[0]
+		if exit := leavesAfter(r.Call.Node, l.Node.ChildByField("body")); exit != nil {
+			outer := *lc
+			outer.Loops = lc.Loops[1:]
+			a.frequency(f, fn, &outer, r, hasCallers)
+			why := fmt.Sprintf("at most once per run of the loop at line %d (`%s`), which `%s` at line %d leaves after the call",
+				l.Node.Line(), l.Header, firstLine(exit.Text(f.Src)), exit.Line())
+			if r.Reason == "not inside any loop" {
+				r.Reason = why + ", and inside no other loop"
+			} else {
+				r.Reason = why + "; " + r.Reason
+			}
+			return
+		}
+	}
 	var gov *loop
 	base := Once
 	if len(lc.Loops) > 0 {

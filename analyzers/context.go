@@ -289,6 +289,64 @@ func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 	return nil
 }
 
+// leavesAfter returns the statement by which the code after call always leaves the loop
+// whose body is loopBody: a `break`, `return` or `raise` at the top level of the call's own
+// block or of a block around it inside the loop, after the call (a `raise` inside a `try`
+// body within the loop may be caught there, and `continue` goes round again). nil when the
+// loop may run the call again.
+func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
+	st := call.Statement()
+	for st != nil && st.Parent != nil && st.Parent.Kind == "block" {
+		block := st.Parent
+		for n := st.NextNamedSibling(); n != nil; n = n.NextNamedSibling() {
+			switch n.Kind {
+			case "break_statement":
+				if !loopWithin(block, loopBody) { // a break leaves the innermost loop only
+					return n
+				}
+			case "return_statement":
+				return n
+			case "raise_statement":
+				if !caughtWithin(block, loopBody) {
+					return n
+				}
+			}
+		}
+		if block == loopBody {
+			return nil
+		}
+		// Up to the compound statement that holds this block (an if, a try, a with).
+		up := block.Parent
+		for up != nil && up.Parent != nil && up.Parent.Kind != "block" {
+			up = up.Parent
+		}
+		st = up
+	}
+	return nil
+}
+
+// loopWithin reports a for or while statement around block below loopBody.
+func loopWithin(block, loopBody *pyparse.Node) bool {
+	for n := block; n != nil && n != loopBody; n = n.Parent {
+		if n.Kind == "for_statement" || n.Kind == "while_statement" {
+			return true
+		}
+	}
+	return false
+}
+
+// caughtWithin reports a block inside the body of a try statement that has an except clause,
+// at or below loopBody: a raise there may be caught before it leaves the loop.
+func caughtWithin(block, loopBody *pyparse.Node) bool {
+	for n := block; n != nil && n != loopBody; n = n.Parent {
+		if n.Kind == "block" && n.Field() == "body" && n.Parent != nil && n.Parent.Kind == "try_statement" &&
+			n.Parent.HasChild("except_clause") {
+			return true
+		}
+	}
+	return false
+}
+
 // earlyExit returns the condition of `if cond: return` (continue, break, raise), an if
 // statement without elif or else whose block always leaves; nil for any other statement.
 func earlyExit(stmt *pyparse.Node) *pyparse.Node {
