@@ -297,6 +297,9 @@ func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	st := call.Statement()
 	for st != nil && st.Parent != nil && st.Parent.Kind == "block" {
+		if continues(st) {
+			return nil // `if respawned(): continue` around the call goes round again
+		}
 		block := st.Parent
 		for n := st.NextNamedSibling(); n != nil; n = n.NextNamedSibling() {
 			switch n.Kind {
@@ -323,6 +326,21 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 		st = up
 	}
 	return nil
+}
+
+// continues reports a `continue` in st that is not inside a loop of st's own.
+func continues(st *pyparse.Node) bool {
+	found := false
+	st.Walk(func(n *pyparse.Node) bool {
+		switch n.Kind {
+		case "continue_statement":
+			found = true
+		case "for_statement", "while_statement", "function_definition", "class_definition", "lambda":
+			return n == st && n.Kind != "function_definition" && n.Kind != "class_definition" && n.Kind != "lambda"
+		}
+		return !found
+	})
+	return found
 }
 
 // loopWithin reports a for or while statement around block below loopBody.
