@@ -1,9 +1,10 @@
 #!/bin/bash
 # One device call: for each workload of workloads.py, `cachelint trace` and the independent
 # benchmark taking turns in one process (inproc.py: the figures compared come from the same
-# seconds), then the probe's estimate from that process's snapshot and sync cost; first, for
-# the loops without an optimizer, what a global forward hook adds to a call (hooks.py). A
-# summary table last (docs/probe.md, "cachelint trace").
+# seconds), then the probe's estimate from that process's snapshot, sync cost and refill
+# (--refill-ms; the summary also shows the estimate with the probe's own replayed refill in
+# its place); first, for the loops without an optimizer, what a global forward hook adds to a
+# call (hooks.py; HOOKS= for none). A summary table last (docs/probe.md, "cachelint trace").
 # Expects .devbin/cachelint and .devbin/probe (linux/amd64, see docs/probe.md).
 set -u
 OUT=${OUT:?set OUT}
