@@ -304,7 +304,7 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 		for n := st.NextNamedSibling(); n != nil; n = n.NextNamedSibling() {
 			switch n.Kind {
 			case "break_statement":
-				if !loopWithin(block, loopBody) { // a break leaves the innermost loop only
+				if !insideLoop(n, loopBody) { // a break leaves the innermost loop only
 					return n
 				}
 			case "return_statement":
@@ -328,29 +328,14 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	return nil
 }
 
-// continues reports a `continue` in st that is not inside a loop of st's own.
+// continues reports a `continue` in st that goes round the loop st is in (not one of a loop
+// inside st).
 func continues(st *pyparse.Node) bool {
 	found := false
-	st.Walk(func(n *pyparse.Node) bool {
-		switch n.Kind {
-		case "continue_statement":
-			found = true
-		case "for_statement", "while_statement", "function_definition", "class_definition", "lambda":
-			return n == st && n.Kind != "function_definition" && n.Kind != "class_definition" && n.Kind != "lambda"
-		}
-		return !found
+	walkOwn(st, func(m *pyparse.Node) {
+		found = found || m.Kind == "continue_statement" && !insideLoop(m, st)
 	})
 	return found
-}
-
-// loopWithin reports a for or while statement around block below loopBody.
-func loopWithin(block, loopBody *pyparse.Node) bool {
-	for n := block; n != nil && n != loopBody; n = n.Parent {
-		if n.Kind == "for_statement" || n.Kind == "while_statement" {
-			return true
-		}
-	}
-	return false
 }
 
 // caughtWithin reports a block inside the body of a try statement that has an except clause,

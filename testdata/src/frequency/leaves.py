@@ -64,3 +64,17 @@ def respawn_and_retry(loader, model, opt, respawned):
             if respawned(torch.cuda.empty_cache()):  # want "CL004"
                 continue  # goes round again: not left after the call
             raise
+
+
+def drain_then_stop(loader, model, opt, lock, queues):
+    for batch in loader:
+        model(batch).sum().backward()
+        opt.step()
+        if batch is None:
+            with lock:
+                torch.cuda.empty_cache()  # the continue below goes round the queue loop only; then `break`: silent
+                for q in queues:
+                    if q.empty():
+                        continue
+                    q.get()
+            break
