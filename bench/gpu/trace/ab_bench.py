@@ -123,6 +123,20 @@ def alternate(step, i, k, after, n):
     return plain, other, diffs, i
 
 
+def summarise(plain, other, diffs):
+    """What alternate() measured, as OUT.json keeps a phase kind."""
+    return {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
+            "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
+            "diffs_ms": diffs, "plain_ms": plain, "other_ms": other}
+
+
+def write(out, doc):
+    """Writes OUT.json and prints it without its phases."""
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(json.dumps({k: v for k, v in doc.items() if k != "phases"}))
+
+
 def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
     step = WORKLOADS[name]()
     i = 0
@@ -136,16 +150,12 @@ def main(name, out, snapshot, k=20, pairs=12, sync_pairs=None):
         if n == 0:
             continue
         plain, other, diffs, i = alternate(step, i, k, after, n)
-        res[kind] = {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
-                     "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
-                     "diffs_ms": diffs, "plain_ms": plain, "other_ms": other}
+        res[kind] = summarise(plain, other, diffs)
     doc = {"workload": name, "torch": torch.__version__, "device": torch.cuda.get_device_name(), "k": k,
            "pairs": pairs, "per_call_ms": res["empty_cache"]["per_step_ms"],
            "sync_ms": res["synchronize"]["per_step_ms"] if "synchronize" in res else None,
            "step_ms": res["empty_cache"]["step_ms"], "phases": res}
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
-    print(json.dumps({k2: v for k2, v in doc.items() if k2 != "phases"}))
+    write(out, doc)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,12 @@ after none (--refill-ms, ab_bench.refill).
 OUT.json has ab_bench.py's layout.
 """
 
-import json
 import statistics
 import sys
 
 import torch
 
-from ab_bench import alternate, refill, snapshot_at_call
+from ab_bench import alternate, refill, snapshot_at_call, summarise, write
 from memutil import free_gpu
 from workloads import WORKLOADS
 
@@ -66,17 +65,13 @@ def main(name, out, snapshot, blocks=12, w=10):
     i = snapshot_at_call(step, i, snapshot)
     _, _, sdiffs, i = alternate(step, i, w, torch.cuda.synchronize, 3)
     rf, rdiffs, launch, i = refill(step, i, w, 6)
-    res = {"empty_cache": {"per_step_ms": statistics.median(diffs), "min_ms": min(diffs), "max_ms": max(diffs),
-                           "step_ms": statistics.median(plain), "with_ms": statistics.median(other),
-                           "diffs_ms": diffs, "plain_ms": plain, "other_ms": other},
+    res = {"empty_cache": summarise(plain, other, diffs),
            "synchronize": {"per_step_ms": statistics.median(sdiffs), "diffs_ms": sdiffs},
            "refill": {"per_step_ms": rf, "diffs_ms": rdiffs, "launch_ms": launch}}
     doc = {"workload": name, "torch": torch.__version__, "device": torch.cuda.get_device_name(), "k": w,
            "pairs": len(diffs), "in_process": True, "per_call_ms": res["empty_cache"]["per_step_ms"],
            "sync_ms": res["synchronize"]["per_step_ms"], "refill_ms": rf, "step_ms": res["empty_cache"]["step_ms"], "phases": res}
-    with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
-    print(json.dumps({k: v for k, v in doc.items() if k != "phases"}))
+    write(out, doc)
 
 
 if __name__ == "__main__":
