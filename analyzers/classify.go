@@ -132,6 +132,10 @@ type classifier struct {
 	// patterns memoizes patternOf per call node: a helper's call sites are classified once
 	// per cache call that reaches them, and the pattern depends on the site alone.
 	patterns map[patternKey]patternResult
+	// steps, inputs and takes memoize directStep, readsInput and takesRequest per loop body:
+	// the patterns of every call in a loop asked them again (a 10,000-line step loop with a
+	// clear on every line took minutes).
+	steps, inputs, takes map[*pyparse.Node]string
 	// ownPattern marks the clears whose pattern is their function's own business (a helper
 	// that measures what its own clear frees): its callers do not inherit it.
 	ownPattern map[*pyparse.Node]bool
@@ -231,7 +235,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {

@@ -1200,6 +1200,16 @@ func iterHead(iter string) string {
 	return iter[strings.LastIndex(iter, ".")+1:]
 }
 
+// directStep is directStep, read once per loop body (classifier.steps).
+func (a *classifier) directStep(f *pyparse.File, body *pyparse.Node) string {
+	s, ok := a.steps[body]
+	if !ok {
+		s = directStep(f, body)
+		a.steps[body] = s
+	}
+	return s
+}
+
 // directStep finds `.backward()` or `optimizer.step()` written in the loop's own body (not in
 // a nested loop or def): the surest sign that one iteration is one training step.
 func directStep(f *pyparse.File, body *pyparse.Node) string {

@@ -120,7 +120,7 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 		// A turn that takes a request and runs the model on it is no training step, though
 		// its forward makes it look like one; a turn that trains (`loss.backward()`) is.
 		body := l.Node.ChildByField("body")
-		if q := a.takesRequest(f, body); q != "" && directStep(f, body) == "" {
+		if q := a.takesRequest(f, body); q != "" && a.directStep(f, body) == "" {
 			service = fmt.Sprintf("in the worker loop at line %d (`%s`), which takes a request from `%s` on each turn", l.Node.Line(), l.Header, q)
 		}
 	}
@@ -138,10 +138,14 @@ func (a *classifier) patternOf(f *pyparse.File, call *pyparse.Node, lc *localCon
 // argument, on a name spelt as a queue or bound to a `Queue()`): a worker serving requests
 // one at a time. "" when it takes none. Nested definitions and loops are not its own turns.
 func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
-	what := ""
 	if body == nil {
 		return ""
 	}
+	if what, ok := a.takes[body]; ok {
+		return what
+	}
+	what := ""
+	defer func() { a.takes[body] = what }()
 	walkOwn(body, func(m *pyparse.Node) {
 		if what != "" || m.Kind != "call" {
 			return
@@ -355,7 +359,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 	// forward makes the loop look like one; a turn that trains is.
 	// A clear that a gate lets run once in the whole session (`if turns == 1000:`) is one-off
 	// housekeeping on no one's request, not cleanup between a person's turns.
-	if l := lc.innermostLoop(); l != nil && freq != Once && (l.Kind != stepLoop || directStep(f, l.Node.ChildByField("body")) == "") {
+	if l := lc.innermostLoop(); l != nil && freq != Once && (l.Kind != stepLoop || a.directStep(f, l.Node.ChildByField("body")) == "") {
 		if what := a.readsInput(f, l.Node.ChildByField("body")); what != "" {
 			return InteractiveCleanup, fmt.Sprintf("in the interactive loop at line %d (`%s`), which waits for `%s` on each turn", l.Node.Line(), l.Header, what)
 		}
@@ -1574,7 +1578,11 @@ var reDtype = regexp.MustCompile(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp
 // on a parameter: every project class with the method is a candidate) ("" when none). Nested
 // definitions and loops are not its own turns.
 func (a *classifier) readsInput(f *pyparse.File, body *pyparse.Node) string {
+	if what, ok := a.inputs[body]; ok {
+		return what
+	}
 	what := ""
+	defer func() { a.inputs[body] = what }()
 	walkOwn(body, func(m *pyparse.Node) {
 		if what != "" || m.Kind != "call" {
 			return

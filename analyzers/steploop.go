@@ -199,19 +199,14 @@ func evidenceCall(f *pyparse.File, loopNode *pyparse.Node, quoted string) *pypar
 	if body == nil || callee == "" {
 		return nil
 	}
+	// Found, the search stops: a loop with a finding on each of its lines asks once per line.
 	find := func(ownBody bool) *pyparse.Node {
-		var found *pyparse.Node
-		body.Walk(func(m *pyparse.Node) bool {
-			if found != nil || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-				ownBody && m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
-				return false
-			}
-			if m.Kind == "call" && pyparse.DottedName(m.ChildByField("function"), f.Src) == callee {
-				found = m
-			}
-			return found == nil
+		return body.FindOutside(func(m *pyparse.Node) bool {
+			return m.Kind == "call" && pyparse.DottedName(m.ChildByField("function"), f.Src) == callee
+		}, func(m *pyparse.Node) bool {
+			return m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
+				ownBody && (m.Kind == "for_statement" || m.Kind == "while_statement")
 		})
-		return found
 	}
 	if n := find(true); n != nil {
 		return n

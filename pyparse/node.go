@@ -164,6 +164,21 @@ func (n *Node) Find(match func(*Node) bool) *Node {
 	return nil
 }
 
+// FindOutside is Find that does not look inside the nodes below n for which skip is true.
+func (n *Node) FindOutside(match, skip func(*Node) bool) *Node {
+	for cur := n; cur != nil; {
+		if match(cur) {
+			return cur
+		}
+		if len(cur.Children) > 0 && (cur == n || !skip(cur)) {
+			cur = cur.Children[0]
+		} else {
+			cur = cur.nextUnder(n)
+		}
+	}
+	return nil
+}
+
 // Statement returns the statement that contains n: the ancestor (or n itself) whose parent
 // is a block or the module.
 func (n *Node) Statement() *Node {

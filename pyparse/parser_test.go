@@ -356,3 +356,18 @@ func TestParseBudget(t *testing.T) {
 		t.Errorf("after a stopped parse: err %v", err)
 	}
 }
+
+// FindOutside finds the first match in source order and does not look inside skipped nodes.
+func TestFindOutside(t *testing.T) {
+	f := parse(t, "for b in x:\n    def inner():\n        step()\n    for y in b:\n        step()\n    step()\n")
+	loop := f.Root.Find(func(n *Node) bool { return n.Kind == "for_statement" })
+	isStep := func(n *Node) bool { return n.Kind == "call" && n.Text(f.Src) == "step()" }
+	skip := func(n *Node) bool { return n.Kind == "function_definition" || n != loop && n.Kind == "for_statement" }
+	if got := loop.FindOutside(isStep, skip); got == nil || got.Line() != 6 {
+		t.Errorf("FindOutside = %v, want the step() of line 6", got)
+	}
+	noDefs := func(n *Node) bool { return n.Kind == "function_definition" }
+	if got := loop.FindOutside(isStep, noDefs); got == nil || got.Line() != 5 {
+		t.Errorf("FindOutside without skipping loops = %v, want line 5", got)
+	}
+}
