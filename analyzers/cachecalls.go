@@ -91,6 +91,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		return nil, err
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)
+	memo := &graphMemo{calls: callMemo{}, entered: callMemo{}}
 	searched := map[string]bool{}
 	for _, n := range first {
 		searched[n] = true
@@ -103,7 +104,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 			progress.Round.Store(int32(round))
 		}
 		proj.reindex()
-		g = buildGraph(proj, res, extra)
+		g = buildGraph(proj, res, extra, memo)
 		var fresh []string
 		for fn := range g.Helpers {
 			if fn.Class != nil && g.needsCallers(fn) {
@@ -168,7 +169,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		}
 		if res.Parsed != before {
 			proj.reindex()
-			g = buildGraph(proj, res, extra)
+			g = buildGraph(proj, res, extra, memo)
 		}
 	}
 	g.Rounds = round
@@ -176,7 +177,33 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	return g, nil
 }
 
-func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *CallGraph {
+// graphMemo keeps what buildGraph found for each call across prefilter rounds, and what
+// finding it read of the parsed files (probes.go).
+type graphMemo struct {
+	calls, entered callMemo
+}
+
+type callMemo map[*pyparse.Call]*resolvedCall
+
+// resolvedCall is what one call contributes to the graph.
+type resolvedCall struct {
+	targets []*Target
+	edges   []*Edge
+	probes  []probe
+}
+
+// resolved returns what c contributes, found again only when what it read has changed.
+func (m callMemo) resolved(proj *project, c *pyparse.Call, find func(*resolvedCall)) *resolvedCall {
+	if r := m[c]; r != nil && proj.holds(r.probes) {
+		return r
+	}
+	r := &resolvedCall{}
+	r.probes = proj.record(func() { find(r) })
+	m[c] = r
+	return r
+}
+
+func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo *graphMemo) *CallGraph {
 	g := &CallGraph{
 		Helpers: map[*pyparse.Function]bool{},
 		Callers: map[*pyparse.Function][]*Edge{},
@@ -190,62 +217,24 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 			g.FileOf[fn] = f
 		}
 		for _, c := range f.Calls {
-			q := proj.qualifiedCallee(f, c)
-			if q == "" {
-				// A table of callables: `{"cuda": torch.cuda.empty_cache, "mps": clear}[dev]()`.
-				if t, es := proj.tableCall(f, c); t != nil || len(es) > 0 {
-					if t != nil {
-						g.Targets = append(g.Targets, t)
-					}
-					edges = append(edges, es...)
-				}
-				continue
-			}
-			if s, ok := directCallee(q); ok {
-				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: s})
-				continue
-			}
-			why, ok := libraryHelper(q)
-			if !ok {
-				why, ok = libraryHelper(c.Callee)
-				if ok {
-					q = c.Callee
-				}
-			}
-			if ok {
-				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: why})
-				continue
-			}
-			if extra[q] || extra[c.Callee] {
-				g.Targets = append(g.Targets, &Target{File: f, Call: c, Spelling: q, Library: "listed in extra-helpers"})
-				continue
-			}
-			resolved := append(proj.resolveAll(f, c), proj.callbacks(f, c)...)
-			for _, r := range resolved {
-				if r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
-					edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file, Dispatch: r.dispatch})
-				}
-			}
-			if len(resolved) == 0 {
-				// A callable field of a record: `spec.empty_cache_fn()` (index.go).
-				t, es := proj.fieldCall(f, c)
-				if t != nil {
-					g.Targets = append(g.Targets, t)
-				}
-				edges = append(edges, es...)
-			}
+			r := memo.calls.resolved(proj, c, func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
+			g.Targets = append(g.Targets, r.targets...)
+			edges = append(edges, r.edges...)
 		}
 	}
 	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
 	for _, f := range res.Files {
 		for _, c := range f.Entered {
-			for _, cr := range proj.managerClasses(f, c) {
-				for _, name := range []string{"__enter__", "__exit__"} {
-					if r := proj.findMethod(cr.file, cr.cls, name, 0); r != nil && r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
-						edges = append(edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file})
+			r := memo.entered.resolved(proj, c, func(r *resolvedCall) {
+				for _, cr := range proj.managerClasses(f, c) {
+					for _, name := range []string{"__enter__", "__exit__"} {
+						if m := proj.findMethod(cr.file, cr.cls, name, 0); m != nil && m.fn.Node != nil && !m.fn.Node.Contains(c.Node) {
+							r.edges = append(r.edges, &Edge{File: f, Call: c, Callee: m.fn, CalleeFile: m.file})
+						}
 					}
 				}
-			}
+			})
+			edges = append(edges, r.edges...)
 		}
 	}
 	// Helpers: functions whose own body holds a target, then their callers' functions,
@@ -279,6 +268,55 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool) *Call
 		sortEdges(g.Callers[fn])
 	}
 	return g
+}
+
+// resolveCall finds what one call contributes to the graph: a target when it empties the
+// cache by itself, an edge to each project function it may run.
+func resolveCall(proj *project, f *pyparse.File, c *pyparse.Call, extra map[string]bool, out *resolvedCall) {
+	target := func(t *Target) {
+		if t != nil {
+			out.targets = append(out.targets, t)
+		}
+	}
+	q := proj.qualifiedCallee(f, c)
+	if q == "" {
+		// A table of callables: `{"cuda": torch.cuda.empty_cache, "mps": clear}[dev]()`.
+		t, es := proj.tableCall(f, c)
+		target(t)
+		out.edges = append(out.edges, es...)
+		return
+	}
+	if s, ok := directCallee(q); ok {
+		target(&Target{File: f, Call: c, Spelling: s})
+		return
+	}
+	why, ok := libraryHelper(q)
+	if !ok {
+		why, ok = libraryHelper(c.Callee)
+		if ok {
+			q = c.Callee
+		}
+	}
+	if ok {
+		target(&Target{File: f, Call: c, Spelling: q, Library: why})
+		return
+	}
+	if extra[q] || extra[c.Callee] {
+		target(&Target{File: f, Call: c, Spelling: q, Library: "listed in extra-helpers"})
+		return
+	}
+	resolved := append(proj.resolveAll(f, c), proj.callbacks(f, c)...)
+	for _, r := range resolved {
+		if r.fn.Node != nil && !r.fn.Node.Contains(c.Node) {
+			out.edges = append(out.edges, &Edge{File: f, Call: c, Callee: r.fn, CalleeFile: r.file, Dispatch: r.dispatch})
+		}
+	}
+	if len(resolved) == 0 {
+		// A callable field of a record: `spec.empty_cache_fn()` (index.go).
+		t, es := proj.fieldCall(f, c)
+		target(t)
+		out.edges = append(out.edges, es...)
+	}
 }
 
 // entryPoint reports functions whose callers are not worth a search of the whole project:

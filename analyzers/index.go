@@ -60,6 +60,11 @@ type project struct {
 	want map[string]bool
 	// wantClasses makes class lookups put unparsed modules on want (wantBases).
 	wantClasses bool
+	// probes are what the call being resolved read of the parsed files, while recording
+	// (probes.go); cacheProbes what computing each cached answer read.
+	probes      []probe
+	recording   bool
+	cacheProbes map[probeKey][]probe
 }
 
 type classRef struct {
@@ -114,6 +119,7 @@ func (p *project) reindex() {
 	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
+	p.cacheProbes = map[probeKey][]probe{}
 	p.funcNames = map[string]bool{}
 	for _, f := range p.res.Files {
 		for _, fn := range f.Functions {
@@ -141,7 +147,7 @@ func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
-		for _, sub := range p.subclasses[c] {
+		for _, sub := range p.subclassesOf(c) {
 			if seen[sub.cls] {
 				continue
 			}
@@ -172,10 +178,10 @@ func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
 			continue
 		}
 		if last := a; last.Kind == "attribute" {
-			if attr := last.ChildByField("attribute"); attr == nil || !p.funcNames[attr.Text(f.Src)] {
+			if attr := last.ChildByField("attribute"); attr == nil || !p.isFuncName(attr.Text(f.Src)) {
 				continue
 			}
-		} else if !p.funcNames[a.Text(f.Src)] {
+		} else if !p.isFuncName(a.Text(f.Src)) {
 			continue
 		}
 		d := pyparse.DottedName(a, f.Src)
@@ -308,9 +314,12 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	if len(values) == 0 {
 		return nil
 	}
+	key := probeKey{tableLocalRefs, scope, name}
 	if refs, done := p.localRefs[scope][name]; done {
+		p.cachedProbes(key)
 		return refs
 	}
+	keep := p.computing(key)
 	var out []*funcRef
 	for _, v := range values {
 		for _, ref := range p.boundFuncs(f, scope, v) {
@@ -320,6 +329,7 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 		}
 	}
 	p.localRefs[scope][name] = out
+	keep()
 	return out
 }
 
@@ -382,28 +392,33 @@ func assignedName(f *pyparse.File, right *pyparse.Node) string {
 // of its project bases: `self._forward_fn = dpo_utils.separate_forward` (each branch of an
 // if/else, or of a conditional expression, and the function a functools.partial wraps).
 func (p *project) attributeFuncs(f *pyparse.File, cls *pyparse.Class, attr string, depth int) []*funcRef {
-	return classAttr(p, f, cls, attr, depth, p.attrFuncs, p.bindFuncAttributes, func(fs []*funcRef) bool { return len(fs) > 0 })
+	return classAttr(p, f, cls, attr, depth, tableAttrFuncs, p.attrFuncs, p.bindFuncAttributes, func(fs []*funcRef) bool { return len(fs) > 0 })
 }
 
 // classAttr looks attr up in what bind reads from cls's own methods (once per class, kept in
 // cache), then in its project bases, depth-first; found says whether a base's answer counts.
-func classAttr[T any](p *project, f *pyparse.File, cls *pyparse.Class, attr string, depth int,
+func classAttr[T any](p *project, f *pyparse.File, cls *pyparse.Class, attr string, depth int, table int8,
 	cache map[*pyparse.Class]map[string]T, bind func(*pyparse.File, *pyparse.Class) map[string]T, found func(T) bool) T {
 	var none T
 	if depth > 8 {
 		return none
 	}
+	key := probeKey{table, cls, ""}
 	own, done := cache[cls]
-	if !done {
+	if done {
+		p.cachedProbes(key)
+	} else {
+		keep := p.computing(key)
 		own = bind(f, cls)
 		cache[cls] = own
+		keep()
 	}
 	if v, bound := own[attr]; bound {
 		return v // an ambiguous binding is bound too: the bases do not decide it
 	}
 	for _, b := range cls.Bases {
 		if cr := p.lookupClass(f, b); cr != nil && cr.cls != cls {
-			if v := classAttr(p, cr.file, cr.cls, attr, depth+1, cache, bind, found); found(v) {
+			if v := classAttr(p, cr.file, cr.cls, attr, depth+1, table, cache, bind, found); found(v) {
 				return v
 			}
 		}
@@ -864,7 +879,7 @@ func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
 			continue
 		}
 		if file := p.moduleFile(f, mod); file != "" {
-			if p.res.ByPath[file] == nil {
+			if p.parsedFile(file) == nil {
 				p.want[file] = true
 			}
 			return
@@ -1152,11 +1167,11 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 		if file == "" {
 			continue
 		}
-		target := p.res.ByPath[file]
+		target := p.parsedFile(file)
 		if target == nil {
 			// The module mentions no helper name, so it defines none; it may re-export
 			// one (`from .memory_utils import *`) when the name is a function's elsewhere.
-			if p.funcNames[parts[len(parts)-1]] {
+			if p.isFuncName(parts[len(parts)-1]) {
 				p.want[file] = true
 			}
 			return nil
@@ -1248,7 +1263,7 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 	if file == "" {
 		return nil
 	}
-	t := p.res.ByPath[file]
+	t := p.parsedFile(file)
 	if t == nil {
 		if p.wantClasses {
 			p.want[file] = true
@@ -1274,7 +1289,7 @@ func (p *project) wantBases(f *pyparse.File, cls *pyparse.Class) {
 // `self.attr = Class(...)` in a method of cls or of its project bases; nil when none or when
 // two assignments disagree.
 func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr string, depth int) *classRef {
-	return classAttr(p, f, cls, attr, depth, p.attrClasses, p.bindAttributes, func(cr *classRef) bool { return cr != nil })
+	return classAttr(p, f, cls, attr, depth, tableAttrClasses, p.attrClasses, p.bindAttributes, func(cr *classRef) bool { return cr != nil })
 }
 
 // bindAttributes reads every `self.attr = Class(...)` in the methods of cls, once.
@@ -1352,7 +1367,7 @@ func (p *project) classBases(f *pyparse.File, cls *pyparse.Class) []string {
 // value as a target and an edge per project function among the values.
 func (p *project) fieldCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge) {
 	recv, field, ok := strings.Cut(c.Callee, ".")
-	if !ok || strings.Contains(field, ".") || recv == "self" || recv == "cls" || !isIdentifier(recv) || !p.classFields()[field] {
+	if !ok || strings.Contains(field, ".") || recv == "self" || recv == "cls" || !isIdentifier(recv) || !p.isField(field) {
 		return nil, nil
 	}
 	var values []callableValue

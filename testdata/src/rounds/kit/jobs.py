@@ -1,0 +1,5 @@
+from kit.memory import cleanup
+
+
+def flush_all():
+    cleanup()

@@ -1,0 +1,5 @@
+import torch
+
+
+def cleanup():
+    torch.cuda.empty_cache()
