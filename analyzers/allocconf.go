@@ -122,7 +122,7 @@ func fractionNeedles(g *CallGraph) []string {
 // plainString returns the text of a string literal with no interpolation and no bytes
 // prefix (a key such as "PYTORCH_CUDA_ALLOC_CONF").
 func plainString(f *pyparse.File, n *pyparse.Node) (string, bool) {
-	if n == nil || n.Kind != "string" {
+	if n == nil || n.Kind() != "string" {
 		return "", false
 	}
 	lv := &litValue{}
@@ -141,11 +141,11 @@ func plainString(f *pyparse.File, n *pyparse.Node) (string, bool) {
 
 func positionalArgs(args *pyparse.Node) []*pyparse.Node {
 	var out []*pyparse.Node
-	if args == nil || args.Kind != "argument_list" {
+	if args == nil || args.Kind() != "argument_list" {
 		return nil
 	}
 	for _, a := range args.NamedChildren() {
-		if a.Kind == "comment" {
+		if a.Kind() == "comment" {
 			continue
 		}
 		out = append(out, a)
@@ -161,10 +161,10 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 	var out []*confSetting
 	qualify := func(n *pyparse.Node) string { return f.Qualify(pyparse.DottedName(n, f.Src)) }
 	f.Root.Walk(func(n *pyparse.Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "assignment", "augmented_assignment":
 			left := n.ChildByField("left")
-			if left == nil || left.Kind != "subscript" {
+			if left == nil || left.Kind() != "subscript" {
 				return true
 			}
 			key, ok := plainString(f, left.ChildByField("subscript"))
@@ -174,7 +174,7 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 			out = append(out, &confSetting{
 				file: f, at: n, varName: key, value: n.ChildByField("right"),
 				environ:   qualify(left.ChildByField("value")) == "os.environ",
-				augmented: n.Kind == "augmented_assignment",
+				augmented: n.Kind() == "augmented_assignment",
 			})
 		case "pair":
 			key, ok := plainString(f, n.ChildByField("key"))
@@ -182,8 +182,8 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 				return true
 			}
 			environ := false
-			if d := n.Parent; d != nil && d.Kind == "dictionary" && d.Parent != nil && d.Parent.Kind == "argument_list" {
-				if call := d.Parent.Parent; call != nil && call.Kind == "call" {
+			if d := n.Parent; d != nil && d.Kind() == "dictionary" && d.Parent != nil && d.Parent.Kind() == "argument_list" {
+				if call := d.Parent.Parent; call != nil && call.Kind() == "call" {
 					if c := f.CallOf(call); c != nil && g.Project.qualifiedCallee(f, c) == "os.environ.update" {
 						environ = true
 					}
@@ -200,7 +200,7 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 			switch last {
 			case "update", "dict":
 				for _, a := range positionalArgs(c.Args) {
-					if a.Kind != "keyword_argument" {
+					if a.Kind() != "keyword_argument" {
 						continue
 					}
 					name := a.ChildByField("name").Text(f.Src)
@@ -210,7 +210,7 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 				}
 			case "setdefault", "putenv", "setenv":
 				args := positionalArgs(c.Args)
-				if len(args) < 2 || args[0].Kind == "keyword_argument" || args[1].Kind == "keyword_argument" {
+				if len(args) < 2 || args[0].Kind() == "keyword_argument" || args[1].Kind() == "keyword_argument" {
 					return true
 				}
 				key, ok := plainString(f, args[0])
@@ -277,7 +277,7 @@ func literalValue(f *pyparse.File, n *pyparse.Node) *litValue {
 	lv := &litValue{}
 	var flatten func(n *pyparse.Node)
 	flatten = func(n *pyparse.Node) {
-		switch n.Kind {
+		switch n.Kind() {
 		case "parenthesized_expression":
 			if inner := withoutComments(n.NamedChildren()); len(inner) == 1 {
 				flatten(inner[0])
@@ -314,7 +314,7 @@ func literalValue(f *pyparse.File, n *pyparse.Node) *litValue {
 func withoutComments(ns []*pyparse.Node) []*pyparse.Node {
 	var out []*pyparse.Node
 	for _, n := range ns {
-		if n.Kind != "comment" {
+		if n.Kind() != "comment" {
 			out = append(out, n)
 		}
 	}
@@ -326,7 +326,7 @@ func withoutComments(ns []*pyparse.Node) []*pyparse.Node {
 func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
 	raw := false
 	for _, c := range n.Children {
-		switch c.Kind {
+		switch c.Kind() {
 		case "string_start":
 			prefix := strings.ToLower(strings.TrimRight(c.Text(f.Src), `"'`))
 			if strings.Contains(prefix, "b") {
@@ -336,7 +336,7 @@ func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
 		case "string_content":
 			pos := c.Start
 			for _, e := range c.Children {
-				if e.Kind != "escape_sequence" && e.Kind != "escape_interpolation" {
+				if e.Kind() != "escape_sequence" && e.Kind() != "escape_interpolation" {
 					continue
 				}
 				lv.add(string(f.Src[pos:e.Start]), int(pos), true, false)
@@ -344,7 +344,7 @@ func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
 				switch {
 				case raw:
 					lv.add(text, int(e.Start), true, false)
-				case e.Kind == "escape_interpolation":
+				case e.Kind() == "escape_interpolation":
 					lv.add(text[:1], int(e.Start), false, false)
 				default:
 					if dec, ok := decodeEscape(text); ok {
@@ -566,7 +566,7 @@ func callsMemoryFraction(g *CallGraph, f *pyparse.File) bool {
 			continue
 		}
 		args := positionalArgs(c.Args)
-		if len(args) > 0 && (args[0].Kind == "float" || args[0].Kind == "integer") {
+		if len(args) > 0 && (args[0].Kind() == "float" || args[0].Kind() == "integer") {
 			if v, err := strconv.ParseFloat(strings.ReplaceAll(args[0].Text(f.Src), "_", ""), 64); err == nil && v >= 1 {
 				continue
 			}
@@ -605,7 +605,7 @@ func checkOrder(pass *driver.Pass, g *CallGraph, f *pyparse.File, settings []*co
 }
 
 func (w *orderWalker) walk(n *pyparse.Node, depth int) {
-	switch n.Kind {
+	switch n.Kind() {
 	case "function_definition", "class_definition", "lambda", "decorated_definition":
 		return // defining runs nothing; called functions are followed at their call
 	case "import_statement", "import_from_statement":
@@ -632,7 +632,7 @@ func (w *orderWalker) walk(n *pyparse.Node, depth int) {
 			}
 		}
 	}
-	if n.Kind != "call" {
+	if n.Kind() != "call" {
 		return
 	}
 	c := w.f.CallOf(n)
@@ -674,7 +674,7 @@ func (w *orderWalker) initializesCUDA(c *pyparse.Call) bool {
 		return true
 	}
 	method := ""
-	if c.Func != nil && c.Func.Kind == "attribute" {
+	if c.Func != nil && c.Func.Kind() == "attribute" {
 		if a := c.Func.ChildByField("attribute"); a != nil {
 			method = a.Text(f.Src)
 		}
@@ -684,7 +684,7 @@ func (w *orderWalker) initializesCUDA(c *pyparse.Call) bool {
 		return ok
 	}
 	for _, a := range positionalArgs(c.Args) {
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			name := a.ChildByField("name").Text(f.Src)
 			if name == "device" && w.isCUDADevice(a.ChildByField("value"), c.Node, 0) {
 				return true
@@ -706,7 +706,7 @@ func (w *orderWalker) isCUDADevice(n, at *pyparse.Node, depth int) bool {
 	if n == nil || depth > 3 {
 		return false
 	}
-	switch n.Kind {
+	switch n.Kind() {
 	case "string":
 		s, ok := plainString(f, n)
 		return ok && allocconf.IsCUDADevice(s)
@@ -732,10 +732,10 @@ func (w *orderWalker) isCUDADevice(n, at *pyparse.Node, depth int) bool {
 		for _, sc := range []*pyparse.Node{scope, f.Root} {
 			found := false
 			walkOwn(sc, func(m *pyparse.Node) {
-				if found || m.Kind != "assignment" {
+				if found || m.Kind() != "assignment" {
 					return
 				}
-				if l := m.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name {
+				if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && l.Text(f.Src) == name {
 					found = w.isCUDADevice(m.ChildByField("right"), m, depth+1)
 				}
 			})

@@ -372,7 +372,7 @@ func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
 // the function's callers must be found).
 func inOwnLoop(f *pyparse.File, n *pyparse.Node) bool {
 	for m := n.Parent; m != nil; m = m.Parent {
-		switch m.Kind {
+		switch m.Kind() {
 		case "for_statement":
 			iter, target := m.ChildByField("right").Text(f.Src), m.ChildByField("left").Text(f.Src)
 			if reStepIter.MatchString(iter) || reEpochIter.MatchString(iter) || reEpochIter.MatchString(target) {

@@ -204,7 +204,7 @@ func (a *classifier) registrations() map[*pyparse.Function]*registration {
 func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
 	var hook *pyparse.Node
 	for i, a := range args.NamedChildren() {
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			if n := a.ChildByField("name"); n != nil && n.Text(f.Src) == "hook" {
 				hook = a.ChildByField("value")
 			}
@@ -214,14 +214,14 @@ func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
 			hook = a
 		}
 	}
-	if hook != nil && hook.Kind == "call" {
+	if hook != nil && hook.Kind() == "call" {
 		if fn := hook.ChildByField("function"); fn != nil && strings.HasSuffix(f.Qualify(pyparse.DottedName(fn, f.Src)), "functools.partial") {
 			if inner := hook.ChildByField("arguments"); inner != nil && len(inner.NamedChildren()) > 0 {
 				hook = inner.NamedChildren()[0]
 			}
 		}
 	}
-	if hook == nil || (hook.Kind != "identifier" && hook.Kind != "attribute") {
+	if hook == nil || (hook.Kind() != "identifier" && hook.Kind() != "attribute") {
 		return nil
 	}
 	return hook

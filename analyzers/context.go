@@ -109,7 +109,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	child := call
 	var pendingGates []*gate
 	for m := call.Parent; m != nil; child, m = m, m.Parent {
-		switch m.Kind {
+		switch m.Kind() {
 		case "block", "module":
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
@@ -144,9 +144,9 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			switch {
 			case child.Field() == "consequence":
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), false))
-			case child.Kind == "elif_clause":
+			case child.Kind() == "elif_clause":
 				pendingGates = append(pendingGates, a.newGate(f, child.ChildByField("condition"), false))
-			case child.Kind == "else_clause":
+			case child.Kind() == "else_clause":
 				pendingGates = append(pendingGates, a.newGate(f, m.ChildByField("condition"), true))
 			}
 		case "for_statement", "while_statement":
@@ -163,13 +163,13 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				}
 			}
 		case "try_statement":
-			if child.Kind == "finally_clause" {
+			if child.Kind() == "finally_clause" {
 				lc.Finally = true
 			}
 		case "except_clause", "except_group_clause":
 			h := &handler{Node: m, Try: m.Parent, Kind: exceptKindOf(f, m)}
 			for _, c := range m.NamedChildren() {
-				if c.Kind != "block" {
+				if c.Kind() != "block" {
 					h.Type = exceptType(c, f.Src)
 					break
 				}
@@ -217,17 +217,17 @@ func exitConditions(stmt *pyparse.Node) []*pyparse.Node {
 	if c := earlyExit(stmt); c != nil {
 		return []*pyparse.Node{c}
 	}
-	if stmt.Kind != "if_statement" {
+	if stmt.Kind() != "if_statement" {
 		return nil
 	}
 	var out []*pyparse.Node
 	stmt.Walk(func(m *pyparse.Node) bool {
-		if m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-			m.Kind == "for_statement" || m.Kind == "while_statement" {
+		if m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" ||
+			m.Kind() == "for_statement" || m.Kind() == "while_statement" {
 			return false
 		}
-		if m != stmt && m.Kind == "if_statement" {
-			if c := earlyExit(m); c != nil && c.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil {
+		if m != stmt && m.Kind() == "if_statement" {
+			if c := earlyExit(m); c != nil && c.Find(func(n *pyparse.Node) bool { return n.Kind() == "binary_operator" && n.HasChild("%") }) != nil {
 				out = append(out, c)
 			}
 		}
@@ -241,25 +241,25 @@ func exitConditions(stmt *pyparse.Node) []*pyparse.Node {
 // leaves while a buffer lasts and refills it, so what follows runs once per refill. It
 // returns the state's name, or "".
 func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
-	for cond.Kind == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
+	for cond.Kind() == "parenthesized_expression" && len(cond.NamedChildren()) == 1 {
 		cond = cond.NamedChildren()[0]
 	}
-	if cond.Kind == "call" && pyparse.DottedName(cond.ChildByField("function"), f.Src) == "len" {
+	if cond.Kind() == "call" && pyparse.DottedName(cond.ChildByField("function"), f.Src) == "len" {
 		if args := cond.ChildByField("arguments").NamedChildren(); len(args) == 1 {
 			cond = args[0]
 		}
 	}
-	if cond.Kind != "attribute" && cond.Kind != "identifier" {
+	if cond.Kind() != "attribute" && cond.Kind() != "identifier" {
 		return ""
 	}
 	name := cond.Text(f.Src)
 	found := false
 	for s := exit.NextNamedSibling(); s != nil && !found; s = s.NextNamedSibling() {
 		s.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 				return false
 			}
-			if n.Kind == "assignment" {
+			if n.Kind() == "assignment" {
 				if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == name {
 					found = true
 				}
@@ -277,7 +277,7 @@ func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
 // body (the module at top level) when no loop is.
 func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 	for m := n.Parent; m != nil; m = m.Parent {
-		switch m.Kind {
+		switch m.Kind() {
 		case "for_statement", "while_statement":
 			return m
 		case "function_definition":
@@ -296,13 +296,13 @@ func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 // loop may run the call again.
 func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	st := call.Statement()
-	for st != nil && st.Parent != nil && st.Parent.Kind == "block" {
+	for st != nil && st.Parent != nil && st.Parent.Kind() == "block" {
 		if continues(st) {
 			return nil // `if respawned(): continue` around the call goes round again
 		}
 		block := st.Parent
 		for n := st.NextNamedSibling(); n != nil; n = n.NextNamedSibling() {
-			switch n.Kind {
+			switch n.Kind() {
 			case "break_statement":
 				if !insideLoop(n, loopBody) { // a break leaves the innermost loop only
 					return n
@@ -320,7 +320,7 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 		}
 		// Up to the compound statement that holds this block (an if, a try, a with).
 		up := block.Parent
-		for up != nil && up.Parent != nil && up.Parent.Kind != "block" {
+		for up != nil && up.Parent != nil && up.Parent.Kind() != "block" {
 			up = up.Parent
 		}
 		st = up
@@ -333,7 +333,7 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 func continues(st *pyparse.Node) bool {
 	found := false
 	walkOwn(st, func(m *pyparse.Node) {
-		found = found || m.Kind == "continue_statement" && !insideLoop(m, st)
+		found = found || m.Kind() == "continue_statement" && !insideLoop(m, st)
 	})
 	return found
 }
@@ -342,7 +342,7 @@ func continues(st *pyparse.Node) bool {
 // at or below loopBody: a raise there may be caught before it leaves the loop.
 func caughtWithin(block, loopBody *pyparse.Node) bool {
 	for n := block; n != nil && n != loopBody; n = n.Parent {
-		if n.Kind == "block" && n.Field() == "body" && n.Parent != nil && n.Parent.Kind == "try_statement" &&
+		if n.Kind() == "block" && n.Field() == "body" && n.Parent != nil && n.Parent.Kind() == "try_statement" &&
 			n.Parent.HasChild("except_clause") {
 			return true
 		}
@@ -353,7 +353,7 @@ func caughtWithin(block, loopBody *pyparse.Node) bool {
 // earlyExit returns the condition of `if cond: return` (continue, break, raise), an if
 // statement without elif or else whose block always leaves; nil for any other statement.
 func earlyExit(stmt *pyparse.Node) *pyparse.Node {
-	if stmt.Kind != "if_statement" || stmt.ChildByField("alternative") != nil {
+	if stmt.Kind() != "if_statement" || stmt.ChildByField("alternative") != nil {
 		return nil
 	}
 	body := stmt.ChildByField("consequence")
@@ -361,13 +361,13 @@ func earlyExit(stmt *pyparse.Node) *pyparse.Node {
 		return nil
 	}
 	stmts := body.NamedChildren()
-	for len(stmts) > 0 && stmts[len(stmts)-1].Kind == "comment" {
+	for len(stmts) > 0 && stmts[len(stmts)-1].Kind() == "comment" {
 		stmts = stmts[:len(stmts)-1]
 	}
 	if len(stmts) == 0 {
 		return nil
 	}
-	switch stmts[len(stmts)-1].Kind {
+	switch stmts[len(stmts)-1].Kind() {
 	case "return_statement", "continue_statement", "break_statement", "raise_statement":
 		return stmt.ChildByField("condition")
 	}
@@ -376,12 +376,12 @@ func earlyExit(stmt *pyparse.Node) *pyparse.Node {
 
 // exceptType renders `except (A, B) as e` as "A, B".
 func exceptType(n *pyparse.Node, src []byte) string {
-	if n.Kind == "as_pattern" {
+	if n.Kind() == "as_pattern" {
 		if v := n.NamedChildren(); len(v) > 0 {
 			n = v[0]
 		}
 	}
-	if n.Kind == "tuple" || n.Kind == "parenthesized_expression" {
+	if n.Kind() == "tuple" || n.Kind() == "parenthesized_expression" {
 		var parts []string
 		for _, c := range n.NamedChildren() {
 			parts = append(parts, c.Text(src))
@@ -407,18 +407,18 @@ func constantValue(f *pyparse.File, at *pyparse.Node, name string) int {
 	if fn := f.EnclosingFunction(at); fn != nil {
 		if ps := fn.Node.ChildByField("parameters"); ps != nil {
 			for _, p := range ps.NamedChildren() {
-				if (p.Kind == "default_parameter" || p.Kind == "typed_default_parameter") && p.ChildByField("name").Text(f.Src) == name {
+				if (p.Kind() == "default_parameter" || p.Kind() == "typed_default_parameter") && p.ChildByField("name").Text(f.Src) == name {
 					return intLiteral(p.ChildByField("value"), f.Src)
 				}
 			}
 		}
 	}
 	for _, stmt := range f.Root.NamedChildren() {
-		if stmt.Kind != "expression_statement" || len(stmt.NamedChildren()) != 1 {
+		if stmt.Kind() != "expression_statement" || len(stmt.NamedChildren()) != 1 {
 			continue
 		}
 		as := stmt.NamedChildren()[0]
-		if as.Kind == "assignment" && as.ChildByField("left").Text(f.Src) == name {
+		if as.Kind() == "assignment" && as.ChildByField("left").Text(f.Src) == name {
 			return intLiteral(as.ChildByField("right"), f.Src)
 		}
 	}
@@ -426,7 +426,7 @@ func constantValue(f *pyparse.File, at *pyparse.Node, name string) int {
 }
 
 func intLiteral(n *pyparse.Node, src []byte) int {
-	if n == nil || n.Kind != "integer" {
+	if n == nil || n.Kind() != "integer" {
 		return 0
 	}
 	v, err := strconv.Atoi(strings.ReplaceAll(n.Text(src), "_", ""))
@@ -493,7 +493,7 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 		return unknownGate, 0, ""
 	}
 	src := f.Src
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "parenthesized_expression":
 		if in := cond.NamedChildren(); len(in) == 1 {
 			return a.condKind(f, in[0], negate, depth+1)
@@ -530,18 +530,18 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 			return k, 0, ""
 		}
 	}
-	if cond.Kind == "not_operator" {
-		if arg := cond.ChildByField("argument"); arg != nil && arg.Kind == "identifier" {
+	if cond.Kind() == "not_operator" {
+		if arg := cond.ChildByField("argument"); arg != nil && arg.Kind() == "identifier" {
 			if k, ok := a.latch(f, arg, !negate, depth); ok {
 				return k, 0, ""
 			}
 		}
 	}
 	t := cond.Text(src)
-	if cond.Find(func(n *pyparse.Node) bool { return n.Kind == "binary_operator" && n.HasChild("%") }) != nil {
+	if cond.Find(func(n *pyparse.Node) bool { return n.Kind() == "binary_operator" && n.HasChild("%") }) != nil {
 		// `step % N == 0` (or `not step % N`) runs one step in N; `step % N != 0` and a bare
 		// `step % N` run on the others.
-		rare := cond.Kind == "comparison_operator" && !cond.HasChild("!=") && (cond.HasChild("==") || cond.HasChild("<") || cond.HasChild("<="))
+		rare := cond.Kind() == "comparison_operator" && !cond.HasChild("!=") && (cond.HasChild("==") || cond.HasChild("<") || cond.HasChild("<="))
 		if rare == negate {
 			return noGate, 0, "true on most iterations"
 		}
@@ -555,7 +555,7 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 	}
 	// `for pi in range(num_processes): if pi == local_rank:` picks one pass of the loop,
 	// whatever the other side is (a rank here, not a rank check).
-	if cond.Kind == "comparison_operator" && cond.HasChild("==") && !negate && loopVarCompared(f, cond) {
+	if cond.Kind() == "comparison_operator" && cond.HasChild("==") && !negate && loopVarCompared(f, cond) {
 		return onceGate, 0, ""
 	}
 	if why := a.recordField(f, cond); why != "" {
@@ -577,15 +577,15 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 	}
 	var kind gateKind
 	switch {
-	case cond.Kind == "comparison_operator" && cond.HasChild("!=") && changeDetection(f, cond):
+	case cond.Kind() == "comparison_operator" && cond.HasChild("!=") && changeDetection(f, cond):
 		kind = periodicGate
-	case cond.Kind == "comparison_operator" && (cond.HasChild("!=") || cond.HasChild("is not")) && !cond.HasChild("=="):
+	case cond.Kind() == "comparison_operator" && (cond.HasChild("!=") || cond.HasChild("is not")) && !cond.HasChild("=="):
 		// `i != last`: true on all iterations but one; `x is not None` says nothing.
 		if cond.HasChild("!=") {
 			return noGate, 0, "true on most iterations"
 		}
 		kind = unknownGate
-	case cond.Kind == "comparison_operator" && cond.HasChild("==") && cond.Find(func(n *pyparse.Node) bool { return n.Kind == "string" }) == nil:
+	case cond.Kind() == "comparison_operator" && cond.HasChild("==") && cond.Find(func(n *pyparse.Node) bool { return n.Kind() == "string" }) == nil:
 		// `iteration - start == warmup_steps`, `step == 0`: true once (per pass of the loop
 		// when the loop's own variable is compared).
 		kind = initGate
@@ -622,17 +622,17 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 // gate the flag stands for, and whether it could tell.
 func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, depth int) (gateKind, bool) {
 	ifStmt := flag.Parent
-	for ifStmt != nil && (ifStmt.Kind == "not_operator" || ifStmt.Kind == "parenthesized_expression") {
+	for ifStmt != nil && (ifStmt.Kind() == "not_operator" || ifStmt.Kind() == "parenthesized_expression") {
 		ifStmt = ifStmt.Parent
 	}
 	fn := f.EnclosingFunction(flag)
-	if ifStmt == nil || ifStmt.Kind != "if_statement" || fn == nil {
+	if ifStmt == nil || ifStmt.Kind() != "if_statement" || fn == nil {
 		return 0, false
 	}
 	name := flag.Text(f.Src)
 	var sets []*pyparse.Node // assignments of a truthy value
 	for _, b := range a.bindingsOf(f)[name] {
-		if r := b.node.ChildByField("right"); b.scope == fn.Body && b.node.Kind == "assignment" && r != nil && r.Kind == "true" {
+		if r := b.node.ChildByField("right"); b.scope == fn.Body && b.node.Kind() == "assignment" && r != nil && r.Kind() == "true" {
 			sets = append(sets, b.node)
 		}
 	}
@@ -655,7 +655,7 @@ func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, dep
 	for _, set := range sets {
 		g := noGate
 		for m := set.Parent; m != nil && m != fn.Body; m = m.Parent {
-			if m.Kind == "if_statement" && !m.Contains(flag) {
+			if m.Kind() == "if_statement" && !m.Contains(flag) {
 				if c := m.ChildByField("condition"); c != nil && m.ChildByField("consequence").Contains(set) {
 					g, _, _ = a.condKind(f, c, false, depth+1)
 				}
@@ -690,7 +690,7 @@ func (a *classifier) bindingsOf(f *pyparse.File) map[string][]binding {
 	idx := map[string][]binding{}
 	var walk func(n, scope *pyparse.Node, inLoop bool)
 	walk = func(n, scope *pyparse.Node, inLoop bool) {
-		switch n.Kind {
+		switch n.Kind() {
 		case "lambda":
 			return
 		case "function_definition", "class_definition":
@@ -702,12 +702,12 @@ func (a *classifier) bindingsOf(f *pyparse.File) map[string][]binding {
 			}
 			return
 		case "assignment", "augmented_assignment":
-			if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" {
+			if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
 				name := l.Text(f.Src)
 				idx[name] = append(idx[name], binding{node: n, scope: scope, inLoop: inLoop})
 			}
 		}
-		loop := inLoop || n.Kind == "for_statement" || n.Kind == "while_statement"
+		loop := inLoop || n.Kind() == "for_statement" || n.Kind() == "while_statement"
 		for _, c := range n.Children {
 			walk(c, scope, loop)
 		}
@@ -731,12 +731,12 @@ func (a *classifier) lastAssignment(f *pyparse.File, name *pyparse.Node) *pypars
 	scope := scopeOf(f, name)
 	var found *pyparse.Node
 	for _, b := range a.bindingsOf(f)[name.Text(f.Src)] {
-		if b.scope != scope || b.node.Kind != "assignment" || b.node.Start >= name.Start {
+		if b.scope != scope || b.node.Kind() != "assignment" || b.node.Start >= name.Start {
 			continue
 		}
 		// `is_sample_step = False` under a switch overrides the gate sometimes; the gate is
 		// the computed value.
-		if r := b.node.ChildByField("right"); r != nil && !r.Contains(name) && r.Kind != "true" && r.Kind != "false" && r.Kind != "none" {
+		if r := b.node.ChildByField("right"); r != nil && !r.Contains(name) && r.Kind() != "true" && r.Kind() != "false" && r.Kind() != "none" {
 			found = r
 		}
 	}
@@ -747,7 +747,7 @@ func (a *classifier) lastAssignment(f *pyparse.File, name *pyparse.Node) *pypars
 // (`current = bucket`): the call runs when the value changes, not on every iteration.
 func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
 	ifStmt := cond.Parent
-	if ifStmt == nil || ifStmt.Kind != "if_statement" {
+	if ifStmt == nil || ifStmt.Kind() != "if_statement" {
 		return false
 	}
 	body := ifStmt.ChildByField("consequence")
@@ -757,7 +757,7 @@ func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
 	}
 	found := false
 	body.Walk(func(n *pyparse.Node) bool {
-		if n.Kind == "assignment" {
+		if n.Kind() == "assignment" {
 			if l := n.ChildByField("left"); l != nil && sides[l.Text(f.Src)] {
 				found = true
 			}
@@ -771,15 +771,15 @@ func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
 // value (`if args.empty_cache:`, `if self.use_liger_loss:`, `if cfg.offload_model:`,
 // `if args.empty_unused_memory_level >= 1:`). When it holds, the call runs every time.
 func (a *classifier) runFlag(f *pyparse.File, cond *pyparse.Node) bool {
-	switch cond.Kind {
+	switch cond.Kind() {
 	case "identifier", "attribute":
 		t := cond.Text(f.Src)
-		if cond.Kind == "identifier" && a.assignedInLoop(f, cond) {
+		if cond.Kind() == "identifier" && a.assignedInLoop(f, cond) {
 			return false // `flush_next`, set by the loop itself: state, not a switch
 		}
 		last := t[strings.LastIndex(t, ".")+1:]
 		return reConfigRoot.MatchString(t) || reFlagName.MatchString(last) || (reOptIn.MatchString(last) && !strings.HasSuffix(last, "ed")) ||
-			setOnlyInInit(f, cond) || (cond.Kind == "identifier" && a.boolSwitch(f, cond, 0))
+			setOnlyInInit(f, cond) || (cond.Kind() == "identifier" && a.boolSwitch(f, cond, 0))
 	case "comparison_operator":
 		parts := cond.NamedChildren()
 		if len(parts) == 2 && cond.HasChild("in") && f.Qualify(pyparse.DottedName(parts[1], f.Src)) == "sys.modules" {
@@ -788,9 +788,9 @@ func (a *classifier) runFlag(f *pyparse.File, cond *pyparse.Node) bool {
 		if len(parts) != 2 || cond.HasChild("is") || cond.HasChild("in") {
 			return false
 		}
-		switch parts[1].Kind {
+		switch parts[1].Kind() {
 		case "integer", "float", "string", "true", "false":
-			return (parts[0].Kind == "attribute" || parts[0].Kind == "identifier") && reConfigRoot.MatchString(parts[0].Text(f.Src))
+			return (parts[0].Kind() == "attribute" || parts[0].Kind() == "identifier") && reConfigRoot.MatchString(parts[0].Text(f.Src))
 		}
 	}
 	return false
@@ -825,7 +825,7 @@ func (a *classifier) boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) 
 		}
 		// The nearest condition above the assignment must itself be a switch.
 		for m := b.node.Parent; m != nil && m != fn.Body; m = m.Parent {
-			if m.Kind == "if_statement" || m.Kind == "elif_clause" {
+			if m.Kind() == "if_statement" || m.Kind() == "elif_clause" {
 				if c := m.ChildByField("condition"); c != nil && !a.switchCond(f, c) {
 					return false
 				}
@@ -855,13 +855,13 @@ func (a *classifier) moduleSwitch(f *pyparse.File, name string) bool {
 // boolAssignment reports `name = True` or `name = False`.
 func boolAssignment(n *pyparse.Node) bool {
 	r := n.ChildByField("right")
-	return n.Kind == "assignment" && r != nil && (r.Kind == "true" || r.Kind == "false")
+	return n.Kind() == "assignment" && r != nil && (r.Kind() == "true" || r.Kind() == "false")
 }
 
 // assigns reports whether a block binds name by plain assignment (nested definitions aside).
 func (a *classifier) assigns(f *pyparse.File, body *pyparse.Node, name string) bool {
 	for _, b := range a.bindingsOf(f)[name] {
-		if b.scope == body && b.node.Kind == "assignment" {
+		if b.scope == body && b.node.Kind() == "assignment" {
 			return true
 		}
 	}
@@ -871,7 +871,7 @@ func (a *classifier) assigns(f *pyparse.File, body *pyparse.Node, name string) b
 // switchCond reports a condition made of run flags only: `args.a`, `not args.a and not
 // cfg.b`.
 func (a *classifier) switchCond(f *pyparse.File, c *pyparse.Node) bool {
-	switch c.Kind {
+	switch c.Kind() {
 	case "not_operator":
 		if arg := c.ChildByField("argument"); arg != nil {
 			return a.switchCond(f, arg)
@@ -903,13 +903,13 @@ func setOnlyInInit(f *pyparse.File, cond *pyparse.Node) bool {
 	for name, m := range cls.Methods {
 		assigned := false
 		m.Body.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" {
+			if n.Kind() == "function_definition" || n.Kind() == "class_definition" {
 				return n == m.Body
 			}
-			if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
+			if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
 				if l := n.ChildByField("left"); l != nil && l.Text(f.Src) == cond.Text(f.Src) {
 					assigned = true
-					if name == "__init__" && n.Kind == "assignment" && switchValue(f, m, n.ChildByField("right")) {
+					if name == "__init__" && n.Kind() == "assignment" && switchValue(f, m, n.ChildByField("right")) {
 						inInit = true
 					}
 				}
@@ -929,7 +929,7 @@ func switchValue(f *pyparse.File, fn *pyparse.Function, v *pyparse.Node) bool {
 	if v == nil {
 		return false
 	}
-	switch v.Kind {
+	switch v.Kind() {
 	case "true", "false":
 		return true
 	case "identifier":
@@ -989,19 +989,19 @@ func onceCondition(t string) bool { return reOnce.MatchString(t) }
 // enclosing for loop (`for i, batch in enumerate(loader): if i == 0`).
 func loopVarCompared(f *pyparse.File, cond *pyparse.Node) bool {
 	left := cond
-	if cond.Kind == "comparison_operator" {
+	if cond.Kind() == "comparison_operator" {
 		if v := cond.NamedChildren(); len(v) > 0 {
 			left = v[0]
 		}
 	}
 	name := left.Text(f.Src)
-	for m := cond.Parent; m != nil && m.Kind != "function_definition"; m = m.Parent {
-		if m.Kind != "for_statement" {
+	for m := cond.Parent; m != nil && m.Kind() != "function_definition"; m = m.Parent {
+		if m.Kind() != "for_statement" {
 			continue
 		}
 		found := false
 		m.ChildByField("left").Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "identifier" && n.Text(f.Src) == name {
+			if n.Kind() == "identifier" && n.Text(f.Src) == name {
 				found = true
 			}
 			return !found
@@ -1028,7 +1028,7 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 	a.loops[n] = l
 	src := f.Src
 	var iter, target string
-	if n.Kind == "for_statement" {
+	if n.Kind() == "for_statement" {
 		iter = withoutStrings(f, n.ChildByField("right"))
 		target = n.ChildByField("left").Text(src)
 		l.Header = shorten("for " + target + " in " + n.ChildByField("right").Text(src))
@@ -1061,8 +1061,8 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			switch {
 			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 				l.Why = "iterates epochs"
-			case !nestedOptimizerStep(f, body) && (n.Kind == "for_statement" && reStepCount.MatchString(iter) ||
-				n.Kind == "while_statement" && reStepWhile.MatchString(iter)):
+			case !nestedOptimizerStep(f, body) && (n.Kind() == "for_statement" && reStepCount.MatchString(iter) ||
+				n.Kind() == "while_statement" && reStepWhile.MatchString(iter)):
 				// `for step in range(steps):` around a loop over micro-batches that calls the
 				// step function: no inner loop steps the optimizer itself, so the name decides.
 				l.Kind, l.Why = stepLoop, "iterates steps (an inner loop splits each step)"
@@ -1073,9 +1073,9 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			switch {
 			case reEpochIter.MatchString(iter) || reEpochIter.MatchString(target):
 				l.Kind, l.Why = epochLoop, "iterates epochs"
-			case n.Kind == "for_statement" && reStepIter.MatchString(iter) && !reModelLoopIter.MatchString(target):
+			case n.Kind() == "for_statement" && reStepIter.MatchString(iter) && !reModelLoopIter.MatchString(target):
 				l.Kind, l.Why = stepLoop, "iterates batches or steps"
-			case n.Kind == "while_statement" && reStepWhile.MatchString(iter):
+			case n.Kind() == "while_statement" && reStepWhile.MatchString(iter):
 				l.Kind, l.Why = stepLoop, "counts steps"
 			}
 		}
@@ -1120,11 +1120,11 @@ func (a *classifier) wholeRun(f *pyparse.File, body *pyparse.Node, depth int) st
 func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string, call *pyparse.Node) bool) string {
 	why := ""
 	body.Walk(func(m *pyparse.Node) bool {
-		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-			(m != body && (m.Kind == "for_statement" || m.Kind == "while_statement")) {
+		if why != "" || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" ||
+			(m != body && (m.Kind() == "for_statement" || m.Kind() == "while_statement")) {
 			return false
 		}
-		if m.Kind == "call" {
+		if m.Kind() == "call" {
 			if callee := pyparse.DottedName(m.ChildByField("function"), f.Src); match(callee, m) {
 				why = "`" + callee + "(...)`"
 			}
@@ -1140,7 +1140,7 @@ func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string, call
 var reSetupIter = regexp.MustCompile(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|device_count|gpus|layers)`)
 
 func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
-	if n.Kind != "for_statement" {
+	if n.Kind() != "for_statement" {
 		return false
 	}
 	iter := n.ChildByField("right").Text(f.Src)
@@ -1161,15 +1161,15 @@ func flushRepeat(f *pyparse.File, body *pyparse.Node) bool {
 	}
 	stmts := 0
 	for _, c := range body.NamedChildren() {
-		if c.Kind == "comment" {
+		if c.Kind() == "comment" {
 			continue
 		}
 		stmts++
-		if c.Kind == "if_statement" && c.ChildByField("alternative") == nil && flushRepeat(f, c.ChildByField("consequence")) {
+		if c.Kind() == "if_statement" && c.ChildByField("alternative") == nil && flushRepeat(f, c.ChildByField("consequence")) {
 			continue // `if torch.cuda.is_available(): torch.cuda.empty_cache()`
 		}
 		e := c.NamedChildren()
-		if c.Kind != "expression_statement" || len(e) != 1 || e[0].Kind != "call" ||
+		if c.Kind() != "expression_statement" || len(e) != 1 || e[0].Kind() != "call" ||
 			!reFlushCall.MatchString(pyparse.DottedName(e[0].ChildByField("function"), f.Src)) {
 			return false
 		}
@@ -1230,7 +1230,7 @@ func withoutStrings(f *pyparse.File, n *pyparse.Node) string {
 	}
 	b := []byte(n.Text(f.Src))
 	n.Walk(func(m *pyparse.Node) bool {
-		if m.Kind == "string" {
+		if m.Kind() == "string" {
 			for i := int(m.Start - n.Start); i < int(m.End-n.Start) && i < len(b); i++ {
 				b[i] = ' '
 			}
@@ -1246,10 +1246,10 @@ func withoutStrings(f *pyparse.File, n *pyparse.Node) string {
 func nestedOptimizerStep(f *pyparse.File, body *pyparse.Node) bool {
 	found := false
 	body.Walk(func(m *pyparse.Node) bool {
-		if found || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+		if found || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" {
 			return false
 		}
-		if m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+		if m != body && (m.Kind() == "for_statement" || m.Kind() == "while_statement") {
 			found = ownCall(f, m.ChildByField("body"), func(callee string, call *pyparse.Node) bool {
 				return optimStep(f, callee, call)
 			}) != ""
@@ -1264,16 +1264,16 @@ func nestedOptimizerStep(f *pyparse.File, body *pyparse.Node) bool {
 func (a *classifier) bodyHasStepLoop(f *pyparse.File, body *pyparse.Node) bool {
 	found := false
 	body.Walk(func(m *pyparse.Node) bool {
-		if found || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+		if found || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" {
 			return false
 		}
-		if m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+		if m != body && (m.Kind() == "for_statement" || m.Kind() == "while_statement") {
 			if a.classifyLoop(f, m).Kind != otherLoop {
 				found = true
 				return false
 			}
 		}
-		if m.Kind == "call" {
+		if m.Kind() == "call" {
 			if fn := a.resolveCall(f, m); fn != nil && a.funcHasStepLoop(fn) {
 				found = true
 				return false
@@ -1343,11 +1343,11 @@ func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own 
 	}
 	why := ""
 	body.Walk(func(m *pyparse.Node) bool {
-		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-			own && m != body && (m.Kind == "for_statement" || m.Kind == "while_statement") {
+		if why != "" || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" ||
+			own && m != body && (m.Kind() == "for_statement" || m.Kind() == "while_statement") {
 			return false
 		}
-		if m.Kind != "call" {
+		if m.Kind() != "call" {
 			return true
 		}
 		callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
@@ -1412,13 +1412,13 @@ var reAvailability = regexp.MustCompile(`(^|\.)is_available$|(^|\.)is_\w+_availa
 // fixed when the records were built. It returns "" when cond is neither.
 func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
 	n, call := cond, false
-	if n.Kind == "call" {
+	if n.Kind() == "call" {
 		if args := n.ChildByField("arguments"); args == nil || len(args.NamedChildren()) > 0 {
 			return ""
 		}
 		n, call = n.ChildByField("function"), true
 	}
-	if n == nil || n.Kind != "attribute" {
+	if n == nil || n.Kind() != "attribute" {
 		return ""
 	}
 	recv, field, ok := strings.Cut(n.Text(f.Src), ".")
@@ -1441,7 +1441,7 @@ func (a *classifier) recordField(f *pyparse.File, cond *pyparse.Node) string {
 		switch {
 		case call && (v == nil || !reAvailability.MatchString(callableName(k.file, v))):
 			return ""
-		case !call && v != nil && v.Kind != "none" && callableName(k.file, v) == "":
+		case !call && v != nil && v.Kind() != "none" && callableName(k.file, v) == "":
 			return ""
 		}
 	}

@@ -166,18 +166,18 @@ func (p *project) overrides(cls *pyparse.Class, name string) []*funcRef {
 // the callee runs them, so the call is taken to run them once; not those that only look at
 // a function (inspectsCallables).
 func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
-	if c.Args == nil || c.Args.Kind != "argument_list" || inspectsCallables[f.Qualify(c.Callee)] {
+	if c.Args == nil || c.Args.Kind() != "argument_list" || inspectsCallables[f.Qualify(c.Callee)] {
 		return nil
 	}
 	var out []*funcRef
 	for _, a := range c.Args.NamedChildren() {
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			a = a.ChildByField("value")
 		}
-		if a == nil || (a.Kind != "identifier" && a.Kind != "attribute") {
+		if a == nil || (a.Kind() != "identifier" && a.Kind() != "attribute") {
 			continue
 		}
-		if last := a; last.Kind == "attribute" {
+		if last := a; last.Kind() == "attribute" {
 			if attr := last.ChildByField("attribute"); attr == nil || !p.isFuncName(attr.Text(f.Src)) {
 				continue
 			}
@@ -261,7 +261,7 @@ func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pypars
 			out = append(out, ref)
 		}
 	}
-	if v.Kind == "call" && len(out) == 0 {
+	if v.Kind() == "call" && len(out) == 0 {
 		if callee := pyparse.DottedName(v.ChildByField("function"), f.Src); callee != "" {
 			if ref := p.resolveName(f, scope, callee, 1); ref != nil && ref.fn.Body != nil {
 				out = append(out, p.returnedFuncs(ref)...)
@@ -284,14 +284,14 @@ func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
 			for _, fn := range cls.Methods {
 				declared := map[string]bool{}
 				walkScope(fn.Body, func(n *pyparse.Node) {
-					switch n.Kind {
+					switch n.Kind() {
 					case "global_statement":
 						for _, id := range n.NamedChildren() {
 							declared[id.Text(f.Src)] = true
 						}
 					case "assignment":
 						l, r := n.ChildByField("left"), n.ChildByField("right")
-						if l != nil && r != nil && l.Kind == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
+						if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
 							m[l.Text(f.Src)] = cls
 						}
 					}
@@ -342,10 +342,10 @@ func (p *project) scopeBinds(f *pyparse.File, scope *pyparse.Function) map[strin
 		// from nothing, was repeated at every plain-name call of a long function.
 		binds = map[string][]*pyparse.Node{}
 		walkScope(scope.Body, func(n *pyparse.Node) {
-			if n.Kind != "assignment" {
+			if n.Kind() != "assignment" {
 				return
 			}
-			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind == "identifier" {
+			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind() == "identifier" {
 				binds[l.Text(f.Src)] = append(binds[l.Text(f.Src)], r)
 			}
 		})
@@ -444,14 +444,14 @@ func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[st
 func selfAssignments(f *pyparse.File, cls *pyparse.Class, visit func(m *pyparse.Function, attr string, value *pyparse.Node)) {
 	for _, m := range cls.Methods {
 		m.Body.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+			if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 				return n == m.Body
 			}
-			if n.Kind != "assignment" {
+			if n.Kind() != "assignment" {
 				return true
 			}
 			l, r := n.ChildByField("left"), n.ChildByField("right")
-			if l == nil || r == nil || l.Kind != "attribute" {
+			if l == nil || r == nil || l.Kind() != "attribute" {
 				return true
 			}
 			if attr, ok := strings.CutPrefix(l.Text(f.Src), "self."); ok && !strings.Contains(attr, ".") {
@@ -481,11 +481,11 @@ func (p *project) returnedFuncs(r *funcRef) []*funcRef {
 	locals := map[string][]string{}
 	var returned []string
 	r.fn.Body.Walk(func(n *pyparse.Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return n == r.fn.Body
 		case "assignment":
-			if l, v := n.ChildByField("left"), n.ChildByField("right"); l != nil && v != nil && l.Kind == "identifier" {
+			if l, v := n.ChildByField("left"), n.ChildByField("right"); l != nil && v != nil && l.Kind() == "identifier" {
 				locals[l.Text(src)] = append(locals[l.Text(src)], functionValues(r.file, v)...)
 			}
 		case "return_statement":
@@ -522,7 +522,7 @@ func (p *project) returnedFuncs(r *funcRef) []*funcRef {
 // functionValues names the functions an expression may evaluate to: a name, each side of a
 // conditional expression, the function a functools.partial wraps.
 func functionValues(f *pyparse.File, n *pyparse.Node) []string {
-	switch n.Kind {
+	switch n.Kind() {
 	case "identifier", "attribute":
 		if d := pyparse.DottedName(n, f.Src); d != "" {
 			return []string{d}
@@ -550,7 +550,7 @@ func functionValues(f *pyparse.File, n *pyparse.Node) []string {
 func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node) {
 	out, tables := map[string]string{}, map[string]*pyparse.Node{}
 	f.Root.Walk(func(n *pyparse.Node) bool {
-		if n.Kind != "assignment" {
+		if n.Kind() != "assignment" {
 			return true
 		}
 		left, right := n.ChildByField("left"), n.ChildByField("right")
@@ -558,17 +558,17 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 			return true
 		}
 		name := left.Text(f.Src)
-		if left.Kind == "attribute" {
+		if left.Kind() == "attribute" {
 			// self.device_module = getattr(torch, device_type): a device module alias.
 			if r := receiverName(f, right); r == "getattr(torch)" || strings.HasPrefix(f.Qualify(r), "torch.") {
 				out[name] = r
 			}
 			return true
 		}
-		if left.Kind != "identifier" {
+		if left.Kind() != "identifier" {
 			return true
 		}
-		switch right.Kind {
+		switch right.Kind() {
 		case "dictionary", "list", "tuple":
 			tables[name] = right
 			return true
@@ -587,11 +587,11 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 // returns the cache-emptying entry as a target (the cuda one when there are several) and
 // an edge per project function among the entries.
 func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge) {
-	if c.Func == nil || c.Func.Kind != "subscript" {
+	if c.Func == nil || c.Func.Kind() != "subscript" {
 		return nil, nil
 	}
 	table := c.Func.ChildByField("value")
-	if table != nil && table.Kind == "identifier" {
+	if table != nil && table.Kind() == "identifier" {
 		table = p.tables[f][table.Text(f.Src)]
 	}
 	if table == nil {
@@ -638,10 +638,10 @@ func (p *project) runValues(f *pyparse.File, c *pyparse.Call, values []callableV
 // tableEntries are the values of a dict literal or the elements of a list or tuple literal.
 func tableEntries(table *pyparse.Node) []*pyparse.Node {
 	var out []*pyparse.Node
-	switch table.Kind {
+	switch table.Kind() {
 	case "dictionary":
 		for _, pair := range table.NamedChildren() {
-			if pair.Kind == "pair" {
+			if pair.Kind() == "pair" {
 				if v := pair.ChildByField("value"); v != nil {
 					out = append(out, v)
 				}
@@ -656,11 +656,11 @@ func tableEntries(table *pyparse.Node) []*pyparse.Node {
 // callableName names the function a table entry runs: the entry itself (`clear`,
 // `torch.cuda.empty_cache`) or the one call of a lambda (`lambda: torch.cuda.empty_cache()`).
 func callableName(f *pyparse.File, v *pyparse.Node) string {
-	switch v.Kind {
+	switch v.Kind() {
 	case "identifier", "attribute":
 		return pyparse.DottedName(v, f.Src)
 	case "lambda":
-		if body := v.ChildByField("body"); body != nil && body.Kind == "call" {
+		if body := v.ChildByField("body"); body != nil && body.Kind() == "call" {
 			return pyparse.DottedName(body.ChildByField("function"), f.Src)
 		}
 	}
@@ -669,7 +669,7 @@ func callableName(f *pyparse.File, v *pyparse.Node) string {
 
 // partialOf is the function a `functools.partial(fn, ...)` call wraps, or nil.
 func partialOf(f *pyparse.File, n *pyparse.Node) *pyparse.Node {
-	if n == nil || n.Kind != "call" {
+	if n == nil || n.Kind() != "call" {
 		return nil
 	}
 	fn := n.ChildByField("function")
@@ -677,7 +677,7 @@ func partialOf(f *pyparse.File, n *pyparse.Node) *pyparse.Node {
 		return nil
 	}
 	if args := n.ChildByField("arguments"); args != nil {
-		if a := args.NamedChildren(); len(a) > 0 && a[0].Kind != "keyword_argument" {
+		if a := args.NamedChildren(); len(a) > 0 && a[0].Kind() != "keyword_argument" {
 			return a[0]
 		}
 	}
@@ -691,7 +691,7 @@ func paramDefault(fn *pyparse.Function, name string, src []byte) *pyparse.Node {
 		return nil
 	}
 	for _, p := range params.NamedChildren() {
-		if p.Kind != "default_parameter" && p.Kind != "typed_default_parameter" {
+		if p.Kind() != "default_parameter" && p.Kind() != "typed_default_parameter" {
 			continue
 		}
 		if n := p.ChildByField("name"); n != nil && n.Text(src) == name {
@@ -706,9 +706,9 @@ func paramDefault(fn *pyparse.Function, name string, src []byte) *pyparse.Node {
 // None), "empty_cache", None)` is torch.cuda.empty_cache), and `getattr(torch, x)` with x not
 // a literal normalised to "getattr(torch)" so device-generic code is recognised.
 func receiverName(f *pyparse.File, n *pyparse.Node) string {
-	if n.Kind == "call" {
+	if n.Kind() == "call" {
 		fn := n.ChildByField("function")
-		if fn != nil && fn.Kind == "identifier" && fn.Text(f.Src) == "getattr" {
+		if fn != nil && fn.Kind() == "identifier" && fn.Text(f.Src) == "getattr" {
 			if args := n.ChildByField("arguments"); args != nil {
 				a := args.NamedChildren()
 				if len(a) >= 2 {
@@ -733,7 +733,7 @@ var reIdent = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 // identLiteral is the identifier a plain string literal spells (`"empty_cache"`, not an
 // f-string or a concatenation), if it spells one.
 func identLiteral(n *pyparse.Node, src []byte) (string, bool) {
-	if n.Kind != "string" {
+	if n.Kind() != "string" {
 		return "", false
 	}
 	t := n.Text(src)
@@ -749,8 +749,8 @@ func identLiteral(n *pyparse.Node, src []byte) (string, bool) {
 // `dev = getattr(torch, device)` -> `getattr(torch).empty_cache`.
 func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 	d := c.Callee
-	if c.Func != nil && c.Func.Kind == "attribute" {
-		if obj := c.Func.ChildByField("object"); obj != nil && obj.Kind == "call" {
+	if c.Func != nil && c.Func.Kind() == "attribute" {
+		if obj := c.Func.ChildByField("object"); obj != nil && obj.Kind() == "call" {
 			if r := receiverName(f, obj); r == "getattr(torch)" {
 				d = r + "." + c.Func.ChildByField("attribute").Text(f.Src)
 			}
@@ -824,7 +824,7 @@ func (p *project) deviceReturn(r *funcRef) string {
 	p.devices[r.fn] = ""
 	dev := ""
 	r.fn.Body.Walk(func(n *pyparse.Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return false
 		case "return_statement":
@@ -847,7 +847,7 @@ func (p *project) deviceReturn(r *funcRef) string {
 // imports and simple assignments (`_DEVICE = torch.cuda`); "" when it is none.
 func (p *project) deviceModule(f *pyparse.File, n *pyparse.Node) string {
 	v := receiverName(f, n)
-	if a, ok := p.assigns[f][v]; ok && n.Kind == "identifier" {
+	if a, ok := p.assigns[f][v]; ok && n.Kind() == "identifier" {
 		v = a
 	}
 	if v == "getattr(torch)" {
@@ -1082,7 +1082,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		// A parameter whose default is a function: `def train(loader, cleanup=clear)`.
 		for s := scope; s != nil; s = s.Parent {
 			if slices.Contains(s.Params, head) {
-				if v := paramDefault(s, head, f.Src); v != nil && (v.Kind == "identifier" || v.Kind == "attribute") {
+				if v := paramDefault(s, head, f.Src); v != nil && (v.Kind() == "identifier" || v.Kind() == "attribute") {
 					return p.resolveName(f, s.Parent, pyparse.DottedName(v, f.Src), depth+1)
 				}
 				return nil
@@ -1296,7 +1296,7 @@ func (p *project) attributeClass(f *pyparse.File, cls *pyparse.Class, attr strin
 func (p *project) bindAttributes(f *pyparse.File, cls *pyparse.Class) map[string]*classRef {
 	out := map[string]*classRef{}
 	selfAssignments(f, cls, func(_ *pyparse.Function, attr string, r *pyparse.Node) {
-		if r.Kind != "call" {
+		if r.Kind() != "call" {
 			return
 		}
 		cr := p.lookupClass(f, pyparse.DottedName(r.ChildByField("function"), f.Src))
@@ -1395,7 +1395,7 @@ func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyp
 		return nil
 	}
 	var out []construction
-	switch v.Kind {
+	switch v.Kind() {
 	case "call":
 		callee := pyparse.DottedName(v.ChildByField("function"), f.Src)
 		if callee == "" {
@@ -1409,7 +1409,7 @@ func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyp
 			return nil
 		}
 		walkScope(r.fn.Body, func(m *pyparse.Node) {
-			if m.Kind == "return_statement" {
+			if m.Kind() == "return_statement" {
 				if rv := m.NamedChildren(); len(rv) == 1 {
 					out = append(out, p.constructions(r.file, r.fn, rv[0], depth+1)...)
 				}
@@ -1422,25 +1422,25 @@ func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyp
 			body = scope.Body
 		}
 		walkScope(body, func(m *pyparse.Node) {
-			switch m.Kind {
+			switch m.Kind() {
 			case "for_statement":
-				if left := m.ChildByField("left"); left == nil || left.Kind != "identifier" || left.Text(f.Src) != name {
+				if left := m.ChildByField("left"); left == nil || left.Kind() != "identifier" || left.Text(f.Src) != name {
 					return
 				}
 				iter := m.ChildByField("right")
-				if iter != nil && iter.Kind == "identifier" {
+				if iter != nil && iter.Kind() == "identifier" {
 					iter = p.tables[f][iter.Text(f.Src)]
 				}
 				if iter == nil {
 					return
 				}
 				for _, e := range tableEntries(iter) {
-					if e.Kind == "call" {
+					if e.Kind() == "call" {
 						out = append(out, construction{f, e})
 					}
 				}
 			case "assignment":
-				if l := m.ChildByField("left"); l != nil && l.Kind == "identifier" && l.Text(f.Src) == name && m.Start < v.Start {
+				if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && l.Text(f.Src) == name && m.Start < v.Start {
 					out = append(out, p.constructions(f, scope, m.ChildByField("right"), depth+1)...)
 				}
 			}
@@ -1467,7 +1467,7 @@ func walkScope(body *pyparse.Node, visit func(n *pyparse.Node)) {
 		return
 	}
 	body.Walk(func(n *pyparse.Node) bool {
-		if n != body && (n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda") {
+		if n != body && (n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda") {
 			return false
 		}
 		visit(n)
@@ -1482,7 +1482,7 @@ func keywordArg(f *pyparse.File, call *pyparse.Node, name string) *pyparse.Node 
 		return nil
 	}
 	for _, a := range args.NamedChildren() {
-		if a.Kind == "keyword_argument" {
+		if a.Kind() == "keyword_argument" {
 			if k := a.ChildByField("name"); k != nil && k.Text(f.Src) == name {
 				return a.ChildByField("value")
 			}
@@ -1500,8 +1500,8 @@ func (p *project) declaresField(f *pyparse.File, call *pyparse.Node, field strin
 	}
 	found := false
 	walkScope(cr.cls.Node.ChildByField("body"), func(n *pyparse.Node) {
-		if n.Kind == "assignment" {
-			if left := n.ChildByField("left"); left != nil && left.Kind == "identifier" && left.Text(cr.file.Src) == field {
+		if n.Kind() == "assignment" {
+			if left := n.ChildByField("left"); left != nil && left.Kind() == "identifier" && left.Text(cr.file.Src) == field {
 				found = true
 			}
 		}
@@ -1537,8 +1537,8 @@ func (p *project) classFields() map[string]bool {
 				continue
 			}
 			walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
-				if n.Kind == "assignment" {
-					if l := n.ChildByField("left"); l != nil && l.Kind == "identifier" {
+				if n.Kind() == "assignment" {
+					if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
 						p.fields[l.Text(f.Src)] = true
 					}
 				}
@@ -1558,8 +1558,8 @@ func (p *project) mutatedFields() map[string]bool {
 	p.mutated = map[string]bool{}
 	for _, f := range p.res.Files {
 		f.Root.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "assignment" || n.Kind == "augmented_assignment" {
-				if l := n.ChildByField("left"); l != nil && l.Kind == "attribute" {
+			if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Kind() == "attribute" {
 					if a := l.ChildByField("attribute"); a != nil {
 						p.mutated[a.Text(f.Src)] = true
 					}

@@ -38,7 +38,7 @@ func bindLiterals(fn *pyparse.Function, call *pyparse.Call, cf *pyparse.File) ma
 	out := map[string]string{}
 	pos := 0
 	for _, a := range call.Args.NamedChildren() {
-		switch a.Kind {
+		switch a.Kind() {
 		case "keyword_argument":
 			if n, v := a.ChildByField("name"), a.ChildByField("value"); n != nil && v != nil && isLiteral(v) {
 				out[n.Text(cf.Src)] = literalText(v, cf.Src)
@@ -56,9 +56,9 @@ func bindLiterals(fn *pyparse.Function, call *pyparse.Call, cf *pyparse.File) ma
 }
 
 func isLiteral(n *pyparse.Node) bool {
-	switch n.Kind {
+	switch n.Kind() {
 	case "string", "integer", "float", "true", "false", "none":
-		return n.Kind != "string" || n.Find(func(m *pyparse.Node) bool { return m.Kind == "interpolation" }) == nil
+		return n.Kind() != "string" || n.Find(func(m *pyparse.Node) bool { return m.Kind() == "interpolation" }) == nil
 	}
 	return false
 }
@@ -66,7 +66,7 @@ func isLiteral(n *pyparse.Node) bool {
 // literalText normalises a literal: strings without quotes, True/False/None as written.
 func literalText(n *pyparse.Node, src []byte) string {
 	t := n.Text(src)
-	if n.Kind == "string" {
+	if n.Kind() == "string" {
 		t = strings.Trim(t, `"'`)
 	}
 	return t
@@ -74,7 +74,7 @@ func literalText(n *pyparse.Node, src []byte) string {
 
 // evalGate evaluates a condition under the bound literals; known is false when it cannot.
 func evalGate(f *pyparse.File, n *pyparse.Node, args map[string]string) (v, known bool) {
-	switch n.Kind {
+	switch n.Kind() {
 	case "parenthesized_expression":
 		if in := n.NamedChildren(); len(in) == 1 {
 			return evalGate(f, in[0], args)
@@ -109,7 +109,7 @@ func evalGate(f *pyparse.File, n *pyparse.Node, args map[string]string) (v, know
 		}
 	case "comparison_operator":
 		ops := n.NamedChildren()
-		if len(ops) != 2 || ops[0].Kind != "identifier" {
+		if len(ops) != 2 || ops[0].Kind() != "identifier" {
 			return false, false
 		}
 		a, ok := args[ops[0].Text(f.Src)]
@@ -117,7 +117,7 @@ func evalGate(f *pyparse.File, n *pyparse.Node, args map[string]string) (v, know
 			return false, false
 		}
 		var set []string
-		switch ops[1].Kind {
+		switch ops[1].Kind() {
 		case "tuple", "list", "set":
 			for _, e := range ops[1].NamedChildren() {
 				if !isLiteral(e) {

@@ -49,7 +49,7 @@ func runOOMHandler(pass *driver.Pass) (any, error) {
 	clears := clearingCalls(g)
 	for _, f := range g.Project.res.Files {
 		f.Root.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "except_clause" || n.Kind == "except_group_clause" {
+			if n.Kind() == "except_clause" || n.Kind() == "except_group_clause" {
 				checkHandler(pass, g, f, n, clears)
 			}
 			return true
@@ -102,7 +102,7 @@ func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
 	v := clause.ChildByField("value")
 	if v == nil {
 		for _, c := range clause.NamedChildren() {
-			if c.Kind != "block" && c.Kind != "comment" {
+			if c.Kind() != "block" && c.Kind() != "comment" {
 				v = c
 				break
 			}
@@ -112,7 +112,7 @@ func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
 		k.bare = true
 		return k
 	}
-	if v.Kind == "as_pattern" {
+	if v.Kind() == "as_pattern" {
 		if a := v.ChildByField("alias"); a != nil {
 			k.name = strings.TrimSpace(a.Text(f.Src))
 		}
@@ -122,10 +122,10 @@ func exceptKindOf(f *pyparse.File, clause *pyparse.Node) exceptKind {
 	}
 	k.value, k.text = v, v.Text(f.Src)
 	k.elems = []*pyparse.Node{v}
-	if v.Kind == "tuple" || v.Kind == "parenthesized_expression" {
+	if v.Kind() == "tuple" || v.Kind() == "parenthesized_expression" {
 		k.elems = nil
 		for _, c := range v.NamedChildren() {
-			if c.Kind != "comment" {
+			if c.Kind() != "comment" {
 				k.elems = append(k.elems, c)
 			}
 		}
@@ -156,7 +156,7 @@ func isBroadException(q string) bool {
 // lambdas are skipped, since their bodies run later, if at all.
 func walkOwn(n *pyparse.Node, fn func(*pyparse.Node)) {
 	n.Walk(func(m *pyparse.Node) bool {
-		if m != n && (m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda") {
+		if m != n && (m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda") {
 			return false
 		}
 		fn(m)
@@ -171,12 +171,12 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 	}
 	body := handlerBody(clause)
 	try := clause.Parent
-	if body == nil || try == nil || try.Kind != "try_statement" {
+	if body == nil || try == nil || try.Kind() != "try_statement" {
 		return
 	}
 	var clear *pyparse.Node
 	walkOwn(body, func(m *pyparse.Node) {
-		if _, ok := clears[m]; ok && m.Kind == "call" && clear == nil {
+		if _, ok := clears[m]; ok && m.Kind() == "call" && clear == nil {
 			clear = m
 		}
 	})
@@ -208,7 +208,7 @@ func handlerBody(clause *pyparse.Node) *pyparse.Node {
 	}
 	var body *pyparse.Node
 	for _, c := range clause.NamedChildren() {
-		if c.Kind == "block" {
+		if c.Kind() == "block" {
 			body = c
 		}
 	}
@@ -221,16 +221,16 @@ func handlerBody(clause *pyparse.Node) *pyparse.Node {
 // its own).
 func retryLoop(try, handler *pyparse.Node) bool {
 	loop := try.Parent
-	if loop != nil && loop.Kind == "block" {
+	if loop != nil && loop.Kind() == "block" {
 		loop = loop.Parent
 	}
-	if loop == nil || (loop.Kind != "for_statement" && loop.Kind != "while_statement") {
+	if loop == nil || (loop.Kind() != "for_statement" && loop.Kind() != "while_statement") {
 		return false
 	}
 	leaves := func(n *pyparse.Node, kinds ...string) bool {
 		found := false
 		walkOwn(n, func(m *pyparse.Node) {
-			if slices.Contains(kinds, m.Kind) && (m.Kind != "break_statement" || !insideLoop(m, n)) {
+			if slices.Contains(kinds, m.Kind()) && (m.Kind() != "break_statement" || !insideLoop(m, n)) {
 				found = true
 			}
 		})
@@ -238,7 +238,7 @@ func retryLoop(try, handler *pyparse.Node) bool {
 	}
 	exits := leaves(try.ChildByField("body"), "break_statement", "return_statement")
 	for _, c := range try.NamedChildren() {
-		if c.Kind == "else_clause" {
+		if c.Kind() == "else_clause" {
 			exits = exits || leaves(c, "break_statement", "return_statement")
 		}
 	}
@@ -248,7 +248,7 @@ func retryLoop(try, handler *pyparse.Node) bool {
 // insideLoop reports whether m sits in a loop nested inside top (its break ends that loop).
 func insideLoop(m, top *pyparse.Node) bool {
 	for p := m.Parent; p != nil && p != top; p = p.Parent {
-		if p.Kind == "for_statement" || p.Kind == "while_statement" {
+		if p.Kind() == "for_statement" || p.Kind() == "while_statement" {
 			return true
 		}
 	}
@@ -265,7 +265,7 @@ func findRetry(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node,
 	}
 	self := f.EnclosingFunction(try)
 	walkOwn(handler, func(m *pyparse.Node) {
-		if retry != nil || m.Kind != "call" {
+		if retry != nil || m.Kind() != "call" {
 			return
 		}
 		if _, ok := clears[m]; ok || !afterClear(m, clear, handler) {
@@ -300,7 +300,7 @@ func failedWork(g *CallGraph, f *pyparse.File, try *pyparse.Node, clears map[*py
 	work := map[string]*pyparse.Node{}
 	for _, stmt := range tryBody.NamedChildren() {
 		walkOwn(stmt, func(m *pyparse.Node) {
-			if m.Kind != "call" {
+			if m.Kind() != "call" {
 				return
 			}
 			if _, ok := clears[m]; ok {
@@ -330,7 +330,7 @@ func failedWork(g *CallGraph, f *pyparse.File, try *pyparse.Node, clears map[*py
 func findFallback(g *CallGraph, f *pyparse.File, try, handler, clear *pyparse.Node, clears map[*pyparse.Node]string) (fallback, failed *pyparse.Node) {
 	work := failedWork(g, f, try, clears)
 	walkOwn(handler, func(m *pyparse.Node) {
-		if fallback != nil || m.Kind != "call" {
+		if fallback != nil || m.Kind() != "call" {
 			return
 		}
 		if _, ok := clears[m]; ok || !afterClear(m, clear, handler) {
@@ -361,7 +361,7 @@ func positionalNames(f *pyparse.File, call *pyparse.Node) map[string]bool {
 	out := map[string]bool{}
 	if args := call.ChildByField("arguments"); args != nil {
 		for _, a := range args.NamedChildren() {
-			if a.Kind == "identifier" {
+			if a.Kind() == "identifier" {
 				out[a.Text(f.Src)] = true
 			}
 		}
@@ -388,7 +388,7 @@ func afterClear(call, clear, handler *pyparse.Node) bool {
 		return true
 	}
 	for m := clear.Parent; m != nil && m != handler; m = m.Parent {
-		if (m.Kind == "for_statement" || m.Kind == "while_statement") && m.Contains(call) {
+		if (m.Kind() == "for_statement" || m.Kind() == "while_statement") && m.Contains(call) {
 			return true
 		}
 	}
@@ -418,7 +418,7 @@ func reportsError(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 	}
 	found := false
 	walkOwn(body, func(m *pyparse.Node) {
-		if found || m.Kind != "call" {
+		if found || m.Kind() != "call" {
 			return
 		}
 		callee := pyparse.DottedName(m.ChildByField("function"), f.Src)
@@ -427,7 +427,7 @@ func reportsError(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 		}
 		if args := m.ChildByField("arguments"); args != nil {
 			args.Walk(func(a *pyparse.Node) bool {
-				if a.Kind == "identifier" && a.Text(f.Src) == k.name {
+				if a.Kind() == "identifier" && a.Text(f.Src) == k.name {
 					found = true
 				}
 				return !found
@@ -448,11 +448,11 @@ func checksOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 // pytest.skip(), pytest.fail(), sys.exit().
 func propagates(f *pyparse.File, body *pyparse.Node) bool {
 	for _, stmt := range body.NamedChildren() {
-		if stmt.Kind == "raise_statement" {
+		if stmt.Kind() == "raise_statement" {
 			return true
 		}
-		if stmt.Kind == "expression_statement" {
-			if c := stmt.NamedChildren(); len(c) == 1 && c[0].Kind == "call" {
+		if stmt.Kind() == "expression_statement" {
+			if c := stmt.NamedChildren(); len(c) == 1 && c[0].Kind() == "call" {
 				switch pyparse.DottedName(c[0].ChildByField("function"), f.Src) {
 				case "pytest.skip", "pytest.fail", "pytest.exit", "sys.exit", "exit", "os._exit", "self.skipTest", "unittest.SkipTest":
 					return true
@@ -476,7 +476,7 @@ func testsOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 			return
 		}
 		var cond *pyparse.Node
-		switch m.Kind {
+		switch m.Kind() {
 		case "if_statement", "elif_clause", "while_statement":
 			cond = m.ChildByField("condition")
 		case "conditional_expression", "assert_statement":
@@ -498,8 +498,8 @@ func testsOOM(f *pyparse.File, body *pyparse.Node, k exceptKind) bool {
 			return
 		}
 		// `if not <test of e>: raise` discriminates errors even with another wording.
-		if reName != nil && reName.MatchString(t) && m.Kind != "conditional_expression" && m.Kind != "assert_statement" {
-			if m.Find(func(n *pyparse.Node) bool { return n.Kind == "raise_statement" }) != nil {
+		if reName != nil && reName.MatchString(t) && m.Kind() != "conditional_expression" && m.Kind() != "assert_statement" {
+			if m.Find(func(n *pyparse.Node) bool { return n.Kind() == "raise_statement" }) != nil {
 				found = true
 			}
 		}
@@ -562,7 +562,7 @@ func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k 
 	header := clause
 	end := clause.Start
 	for _, c := range clause.Children {
-		if c.Kind == ":" {
+		if c.Kind() == ":" {
 			end = c.End
 			break
 		}
@@ -598,7 +598,7 @@ func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (*driv
 	fix := &driver.Fix{Message: "catch " + name + " instead"}
 	if k.bare {
 		for _, c := range clause.Children {
-			if c.Kind == "except" {
+			if c.Kind() == "except" {
 				fix.Edits = []driver.Edit{{Pos: f.Pos(int(c.End)), End: f.Pos(int(c.End)), NewText: " " + name}}
 				return fix, true
 			}
@@ -645,5 +645,5 @@ func oomTypeSpelling(f *pyparse.File) string {
 }
 
 func atModuleLevel(n *pyparse.Node) bool {
-	return n != nil && n.Parent != nil && n.Parent.Kind == "module"
+	return n != nil && n.Parent != nil && n.Parent.Kind() == "module"
 }

@@ -147,16 +147,16 @@ func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
 	what := ""
 	defer func() { a.takes[body] = what }()
 	walkOwn(body, func(m *pyparse.Node) {
-		if what != "" || m.Kind != "call" {
+		if what != "" || m.Kind() != "call" {
 			return
 		}
 		fn := m.ChildByField("function")
-		if fn == nil || fn.Kind != "attribute" || fn.ChildByField("attribute").Text(f.Src) != "get" {
+		if fn == nil || fn.Kind() != "attribute" || fn.ChildByField("attribute").Text(f.Src) != "get" {
 			return
 		}
 		if args := m.ChildByField("arguments"); args != nil {
 			for _, x := range args.NamedChildren() {
-				if x.Kind != "keyword_argument" {
+				if x.Kind() != "keyword_argument" {
 					return // `d.get(key)`: a lookup
 				}
 			}
@@ -176,7 +176,7 @@ var reQueueName = regexp.MustCompile(`(?i)(^|_)q$|queue`)
 // boundToQueue reports a name bound to a `Queue()` (queue, multiprocessing, asyncio).
 func boundToQueue(f *pyparse.File, at *pyparse.Node, name string) bool {
 	return anyBound(f, at, name, func(v *pyparse.Node) bool {
-		return v.Kind == "call" && strings.HasSuffix(pyparse.DottedName(v.ChildByField("function"), f.Src), "Queue")
+		return v.Kind() == "call" && strings.HasSuffix(pyparse.DottedName(v.ChildByField("function"), f.Src), "Queue")
 	})
 }
 
@@ -197,7 +197,7 @@ func anyBound(f *pyparse.File, at *pyparse.Node, name string, is func(v *pyparse
 		return false
 	}
 	walkOwn(scopeOf(f, at), func(m *pyparse.Node) {
-		if !found && m.Kind == "assignment" && m.Start < at.Start {
+		if !found && m.Kind() == "assignment" && m.Start < at.Start {
 			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name {
 				found = is(r)
 			}
@@ -255,7 +255,7 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 		v := ""
 		if why := a.handlerWhy(e.File, c); why != "" {
 			v = fmt.Sprintf("called from the request handler `%s`", c.Name)
-		} else if l := enclosingLoopOrBody(e.Call.Node); l != nil && l.Kind != "block" && l.Kind != "module" && a.readsInput(e.File, l.ChildByField("body")) != "" {
+		} else if l := enclosingLoopOrBody(e.Call.Node); l != nil && l.Kind() != "block" && l.Kind() != "module" && a.readsInput(e.File, l.ChildByField("body")) != "" {
 			// A person's turn in a chat loop is a request too: the same helper serves a web
 			// route and the command-line chat (FastChat's generate_stream).
 			v = fmt.Sprintf("called on each turn of the interactive loop at line %d in `%s`", l.Line(), c.Name)
@@ -385,7 +385,7 @@ var reResetPeak = regexp.MustCompile(`\breset_(peak_memory_stats|max_memory_allo
 func readAfter(f *pyparse.File, st *pyparse.Node) *pyparse.Node {
 	var read *pyparse.Node
 	walkOwn(scopeOf(f, st), func(m *pyparse.Node) {
-		if read == nil && m.Start >= st.End && m.Kind == "call" && reMemRead.MatchString(pyparse.DottedName(m.ChildByField("function"), f.Src)) {
+		if read == nil && m.Start >= st.End && m.Kind() == "call" && reMemRead.MatchString(pyparse.DottedName(m.ChildByField("function"), f.Src)) {
 			read = m
 		}
 	})
@@ -397,11 +397,11 @@ func readAfter(f *pyparse.File, st *pyparse.Node) *pyparse.Node {
 // elsewhere), or binds a name that a subtraction or comparison uses later in the function.
 // A reading printed, logged or turned into a figure for a message is kept for nothing.
 func keptReading(f *pyparse.File, st *pyparse.Node) bool {
-	if st.Kind == "return_statement" {
+	if st.Kind() == "return_statement" {
 		return true
 	}
 	e := st.NamedChildren()
-	if st.Kind != "expression_statement" || len(e) == 0 || e[0].Kind != "assignment" && e[0].Kind != "augmented_assignment" {
+	if st.Kind() != "expression_statement" || len(e) == 0 || e[0].Kind() != "assignment" && e[0].Kind() != "augmented_assignment" {
 		return false
 	}
 	left := e[0].ChildByField("left")
@@ -411,7 +411,7 @@ func keptReading(f *pyparse.File, st *pyparse.Node) bool {
 	names := map[string]bool{}
 	kept := false
 	left.Walk(func(n *pyparse.Node) bool {
-		switch n.Kind {
+		switch n.Kind() {
 		case "attribute", "subscript":
 			kept = true
 			return false
@@ -427,8 +427,8 @@ func keptReading(f *pyparse.File, st *pyparse.Node) bool {
 		if kept || m.Start < st.End {
 			return
 		}
-		compare := m.Kind == "comparison_operator"
-		if m.Kind == "binary_operator" {
+		compare := m.Kind() == "comparison_operator"
+		if m.Kind() == "binary_operator" {
 			op := m.ChildByField("operator")
 			compare = op != nil && op.Text(f.Src) == "-"
 		}
@@ -436,7 +436,7 @@ func keptReading(f *pyparse.File, st *pyparse.Node) bool {
 			return
 		}
 		m.Walk(func(n *pyparse.Node) bool {
-			if n.Kind == "identifier" && names[n.Text(f.Src)] {
+			if n.Kind() == "identifier" && names[n.Text(f.Src)] {
 				kept = true
 			}
 			return !kept
@@ -484,10 +484,10 @@ func (a *classifier) loadEffect(f *pyparse.File, body *pyparse.Node, skip *pypar
 		return best
 	}
 	body.Walk(func(n *pyparse.Node) bool {
-		if best.how != "" && best.calls == 0 || n == skip || n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+		if best.how != "" && best.calls == 0 || n == skip || n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 			return false
 		}
-		if n.Kind != "call" {
+		if n.Kind() != "call" {
 			return true
 		}
 		callee := pyparse.DottedName(n.ChildByField("function"), f.Src)
@@ -529,7 +529,7 @@ func (a *classifier) oomHandler(f *pyparse.File, h *handler, call *pyparse.Node)
 	if k.oom || k.memory {
 		return true
 	}
-	if !k.catchesOOM() || h.Try == nil || h.Try.Kind != "try_statement" {
+	if !k.catchesOOM() || h.Try == nil || h.Try.Kind() != "try_statement" {
 		return false
 	}
 	body := handlerBody(h.Node)
@@ -582,7 +582,7 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 		register := reRegister.MatchString(c.Callee)
 		for _, arg := range c.Args.NamedChildren() {
 			v := arg
-			if arg.Kind == "keyword_argument" {
+			if arg.Kind() == "keyword_argument" {
 				v = arg.ChildByField("value")
 				// Gradio's listeners take the handler as `fn=`, also from a dict of their
 				// arguments (`dict(fn=predict, ...)`, then `btn.click(**args)`): gradio
@@ -593,7 +593,7 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 			} else if !register {
 				continue
 			}
-			if v != nil && v.Kind == "identifier" && v.Text(f.Src) == fn.Name {
+			if v != nil && v.Kind() == "identifier" && v.Text(f.Src) == fn.Name {
 				return true
 			}
 		}
@@ -608,23 +608,23 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 func changesSize(f *pyparse.File, loopNode *pyparse.Node) bool {
 	found := false
 	loopNode.ChildByField("body").Walk(func(m *pyparse.Node) bool {
-		if found || m.Kind == "function_definition" {
+		if found || m.Kind() == "function_definition" {
 			return false
 		}
-		if m.Kind != "augmented_assignment" && m.Kind != "assignment" {
+		if m.Kind() != "augmented_assignment" && m.Kind() != "assignment" {
 			return true
 		}
 		l, r := m.ChildByField("left"), m.ChildByField("right")
 		if l == nil || r == nil || !strings.Contains(strings.ToLower(l.Text(f.Src)), "size") {
 			return true
 		}
-		if m.Kind == "augmented_assignment" {
+		if m.Kind() == "augmented_assignment" {
 			op := m.ChildByField("operator")
 			found = op != nil && op.Text(f.Src) != "+="
 			return true
 		}
 		r.Walk(func(n *pyparse.Node) bool {
-			if op := n.ChildByField("operator"); n.Kind == "binary_operator" && op != nil {
+			if op := n.ChildByField("operator"); n.Kind() == "binary_operator" && op != nil {
 				switch op.Text(f.Src) {
 				case "*", "/", "//", ">>", "<<", "-":
 					found = true
@@ -641,10 +641,10 @@ func changesSize(f *pyparse.File, loopNode *pyparse.Node) bool {
 func hasOOMHandler(f *pyparse.File, loopNode *pyparse.Node) bool {
 	found := false
 	loopNode.ChildByField("body").Walk(func(m *pyparse.Node) bool {
-		if found || m.Kind == "function_definition" {
+		if found || m.Kind() == "function_definition" {
 			return false
 		}
-		if m.Kind == "except_clause" {
+		if m.Kind() == "except_clause" {
 			// A retry loop's handler names the OOM, catches RuntimeError (what CUDA raises),
 			// or reads the message; `except Exception` alone does not make a retry loop.
 			k := exceptKindOf(f, m)
@@ -664,7 +664,7 @@ func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
 		return nil, nil
 	}
 	kids := stmt.Parent.Children
-	statement := func(c *pyparse.Node) bool { return c.Named && c.Kind != "comment" }
+	statement := func(c *pyparse.Node) bool { return c.Named && c.Kind() != "comment" }
 	if !statement(stmt) {
 		return nil, nil
 	}
@@ -711,14 +711,14 @@ func (a *classifier) modelSwitchNearby(f *pyparse.File, call *pyparse.Node, wide
 			return ""
 		}
 		outer := stmt.Parent.Parent // the block's owner: if/elif/else/with/try/loop/def
-		for outer != nil && outer.Parent != nil && (outer.Kind == "elif_clause" || outer.Kind == "else_clause" || outer.Kind == "except_clause" || outer.Kind == "finally_clause") {
+		for outer != nil && outer.Parent != nil && (outer.Kind() == "elif_clause" || outer.Kind() == "else_clause" || outer.Kind() == "except_clause" || outer.Kind() == "finally_clause") {
 			outer = outer.Parent
 		}
-		if outer == nil || outer.Kind == "while_statement" || outer.Kind == "function_definition" || outer.Kind == "module" ||
-			outer.Kind == "for_statement" && !repeatLoop(f, outer) {
+		if outer == nil || outer.Kind() == "while_statement" || outer.Kind() == "function_definition" || outer.Kind() == "module" ||
+			outer.Kind() == "for_statement" && !repeatLoop(f, outer) {
 			return ""
 		}
-		if outer.Kind == "with_statement" {
+		if outer.Kind() == "with_statement" {
 			if why := a.loadingManager(f, outer); why != "" {
 				return why
 			}
@@ -732,12 +732,12 @@ func (a *classifier) modelSwitchNearby(f *pyparse.File, call *pyparse.Node, wide
 // run thrice to be sure), no loop over work; what is beside the loop is beside the call.
 func repeatLoop(f *pyparse.File, loop *pyparse.Node) bool {
 	left, right := loop.ChildByField("left"), loop.ChildByField("right")
-	if left == nil || right == nil || left.Text(f.Src) != "_" || right.Kind != "call" ||
+	if left == nil || right == nil || left.Text(f.Src) != "_" || right.Kind() != "call" ||
 		pyparse.DottedName(right.ChildByField("function"), f.Src) != "range" {
 		return false
 	}
 	args := right.ChildByField("arguments")
-	return args != nil && len(args.NamedChildren()) == 1 && args.NamedChildren()[0].Kind == "integer"
+	return args != nil && len(args.NamedChildren()) == 1 && args.NamedChildren()[0].Kind() == "integer"
 }
 
 // loadingManager says how a `with` statement's items load a model for its body (`with
@@ -746,7 +746,7 @@ func repeatLoop(f *pyparse.File, loop *pyparse.Node) bool {
 func (a *classifier) loadingManager(f *pyparse.File, with *pyparse.Node) string {
 	why := ""
 	for _, c := range with.Children {
-		if c.Kind != "with_clause" {
+		if c.Kind() != "with_clause" {
 			continue
 		}
 		if how := a.loadsIn(f, c, nil, 4); how != "" {
@@ -775,15 +775,15 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 		// A module moved onto a device in a branch beside a call that does not run per step
 		// (`if manager: manager.move(child) else: child.to(device)`) is moved as beside it; in a
 		// loop beside it, blocks moved back and forth are offloading inside the work.
-		switch s.Kind {
+		switch s.Kind() {
 		case "for_statement", "if_statement", "with_statement":
 			why := ""
 			s.Walk(func(m *pyparse.Node) bool {
-				if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+				if why != "" || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" {
 					return false
 				}
-				if m != s && (m.Kind == "expression_statement" || m.Kind == "delete_statement") {
-					nested := !wide || s.Kind != "if_statement" || insideLoop(m, s)
+				if m != s && (m.Kind() == "expression_statement" || m.Kind() == "delete_statement") {
+					nested := !wide || s.Kind() != "if_statement" || insideLoop(m, s)
 					why = a.switchStatement(f, m, nested, false, false)
 					return false
 				}
@@ -820,10 +820,10 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 // calls (their effects: loading a model, freeing one).
 func (a *classifier) switchStatement(f *pyparse.File, s *pyparse.Node, nested, wide, deep bool) string {
 	why := a.switchOwn(f, s, nested)
-	if why != "" || !wide || s.Kind == "delete_statement" {
+	if why != "" || !wide || s.Kind() == "delete_statement" {
 		return why
 	}
-	switch s.Kind {
+	switch s.Kind() {
 	case "expression_statement", "return_statement":
 	default:
 		return ""
@@ -838,14 +838,14 @@ func (a *classifier) switchStatement(f *pyparse.File, s *pyparse.Node, nested, w
 		return fmt.Sprintf("`%s` at line %d loads a model (%s)", firstLine(s.Text(f.Src)), s.Line(), how)
 	}
 	// `engine = InferenceEngine(controller)`: a model built anew.
-	if e := s.NamedChildren(); len(e) == 1 && e[0].Kind == "assignment" && a.modelValue(f, e[0].ChildByField("right"), false) {
+	if e := s.NamedChildren(); len(e) == 1 && e[0].Kind() == "assignment" && a.modelValue(f, e[0].ChildByField("right"), false) {
 		return fmt.Sprintf("`%s` at line %d builds a model", firstLine(s.Text(f.Src)), s.Line())
 	}
 	if !deep {
 		return ""
 	}
 	walkOwn(s, func(m *pyparse.Node) {
-		if why != "" || m.Kind != "call" {
+		if why != "" || m.Kind() != "call" {
 			return
 		}
 		if r := a.resolveCall(f, m); r != nil && r.fn.Body != nil {
@@ -866,7 +866,7 @@ func (a *classifier) freesIn(r *funcRef) string {
 	a.frees[r.fn] = ""
 	why := ""
 	walkOwn(r.fn.Body, func(m *pyparse.Node) {
-		if why == "" && (m.Kind == "delete_statement" || m.Kind == "expression_statement") {
+		if why == "" && (m.Kind() == "delete_statement" || m.Kind() == "expression_statement") {
 			why = a.switchOwn(r.file, m, true)
 		}
 	})
@@ -878,7 +878,7 @@ func (a *classifier) freesIn(r *funcRef) string {
 func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) string {
 	src := f.Src
 	text := s.Text(src)
-	switch s.Kind {
+	switch s.Kind() {
 	case "delete_statement":
 		for _, t := range s.NamedChildren() {
 			for _, name := range deleteTargets(t, src) {
@@ -892,14 +892,14 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 		if len(e) == 0 {
 			return ""
 		}
-		if e[0].Kind == "assignment" {
+		if e[0].Kind() == "assignment" {
 			left := e[0].ChildByField("left")
 			right := e[0].ChildByField("right")
 			// `t5, clip, ae = t5.cpu(), clip.cpu(), ae.cpu()`: modules moved off the GPU.
-			if left != nil && right != nil && (left.Kind == "pattern_list" || left.Kind == "tuple_pattern") && (right.Kind == "expression_list" || right.Kind == "tuple") {
+			if left != nil && right != nil && (left.Kind() == "pattern_list" || left.Kind() == "tuple_pattern") && (right.Kind() == "expression_list" || right.Kind() == "tuple") {
 				off := 0
 				for _, v := range right.NamedChildren() {
-					if v.Kind == "call" && offDevice(f, v) {
+					if v.Kind() == "call" && offDevice(f, v) {
 						off++
 					}
 				}
@@ -908,31 +908,31 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 				}
 			}
 			// `model = model.to(device)`: a model moved onto the device, loaded for what follows.
-			if left != nil && right != nil && right.Kind == "call" && reModelName.MatchString(left.Text(src)) && !offDevice(f, right) {
-				if fn := right.ChildByField("function"); fn != nil && fn.Kind == "attribute" && fn.ChildByField("attribute").Text(src) == "to" &&
+			if left != nil && right != nil && right.Kind() == "call" && reModelName.MatchString(left.Text(src)) && !offDevice(f, right) {
+				if fn := right.ChildByField("function"); fn != nil && fn.Kind() == "attribute" && fn.ChildByField("attribute").Text(src) == "to" &&
 					pyparse.DottedName(fn.ChildByField("object"), src) == left.Text(src) {
 					return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
 				}
 			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
-				loads := reLoadModel.MatchString(rt) && (right.Kind != "call" || !weightless(pyparse.DottedName(right.ChildByField("function"), src)))
+				loads := reLoadModel.MatchString(rt) && (right.Kind() != "call" || !weightless(pyparse.DottedName(right.ChildByField("function"), src)))
 				if (rt == "None" || loads || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
 					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
 				}
-				if right.Kind == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
+				if right.Kind() == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
 					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
 				}
 			}
 		}
-		if e[0].Kind == "call" {
+		if e[0].Kind() == "call" {
 			callee := pyparse.DottedName(e[0].ChildByField("function"), src)
 			if offDevice(f, e[0]) {
 				return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
 			}
 			// `vae.to(org_device)`, `ae.cuda()` with the result thrown away: only a module's
 			// .to() works in place (a tensor's returns a copy), so this moves a model.
-			if fn := e[0].ChildByField("function"); !nested && fn != nil && fn.Kind == "attribute" && movesToDevice(f, e[0]) &&
+			if fn := e[0].ChildByField("function"); !nested && fn != nil && fn.Kind() == "attribute" && movesToDevice(f, e[0]) &&
 				!holdsOutput(f, s, pyparse.DottedName(fn.ChildByField("object"), src)) {
 				return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
 			}
@@ -962,10 +962,10 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 func tensorsMoved(f *pyparse.File, s *pyparse.Node) string {
 	why := ""
 	s.Walk(func(m *pyparse.Node) bool {
-		if why != "" || m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" {
+		if why != "" || m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" {
 			return false
 		}
-		if m.Kind == "for_statement" {
+		if m.Kind() == "for_statement" {
 			if how := movesEach(f, m); how != "" {
 				why = fmt.Sprintf("the loop at line %d (`%s`) %s", m.Line(), strings.TrimSuffix(firstLine(m.Text(f.Src)), ":"), how)
 				return false
@@ -985,21 +985,21 @@ func movesEach(f *pyparse.File, loop *pyparse.Node) string {
 	state := false
 	if it := loop.ChildByField("right"); it != nil {
 		isState := func(v *pyparse.Node) bool { return reStateIter.MatchString(v.Text(src)) }
-		state = isState(it) || it.Kind == "identifier" && anyBound(f, loop, it.Text(src), isState)
+		state = isState(it) || it.Kind() == "identifier" && anyBound(f, loop, it.Text(src), isState)
 	}
 	how := ""
 	walkOwn(loop.ChildByField("body"), func(m *pyparse.Node) {
-		if how != "" || m.Kind != "assignment" {
+		if how != "" || m.Kind() != "assignment" {
 			return
 		}
 		left, right := m.ChildByField("left"), m.ChildByField("right")
 		if left == nil || right == nil {
 			return
 		}
-		if right.Kind != "call" {
+		if right.Kind() != "call" {
 			return
 		}
-		if left.Kind == "attribute" && left.ChildByField("attribute").Text(src) == "data" {
+		if left.Kind() == "attribute" && left.ChildByField("attribute").Text(src) == "data" {
 			// Onto or off a device, or freed for an empty placeholder; not cast to another
 			// dtype (`param.data = param.data.to(torch.float32)`) or aliased into a flat
 			// buffer (`p.data = q.data`).
@@ -1008,11 +1008,11 @@ func movesEach(f *pyparse.File, loop *pyparse.Node) string {
 			}
 			return
 		}
-		if left.Kind != "subscript" && left.Kind != "attribute" {
+		if left.Kind() != "subscript" && left.Kind() != "attribute" {
 			return
 		}
 		fn := right.ChildByField("function")
-		if fn == nil || fn.Kind != "attribute" || fn.ChildByField("object").Text(src) != left.Text(src) {
+		if fn == nil || fn.Kind() != "attribute" || fn.ChildByField("object").Text(src) != left.Text(src) {
 			return
 		}
 		switch {
@@ -1028,7 +1028,7 @@ func movesEach(f *pyparse.File, loop *pyparse.Node) string {
 // offDevice reports `x.cpu()` or `x.to("cpu")` / `x.to("meta")` / `x.to(device="cpu")`.
 func offDevice(f *pyparse.File, call *pyparse.Node) bool {
 	fn := call.ChildByField("function")
-	if fn == nil || fn.Kind != "attribute" {
+	if fn == nil || fn.Kind() != "attribute" {
 		return false
 	}
 	switch fn.ChildByField("attribute").Text(f.Src) {
@@ -1044,7 +1044,7 @@ func offDevice(f *pyparse.File, call *pyparse.Node) bool {
 var reCPUArg = regexp.MustCompile(`(?i)["'](cpu|meta)["']|\bcpu\b|offload_device|torch\.device\(["']cpu`)
 
 func deleteTargets(n *pyparse.Node, src []byte) []string {
-	if n.Kind == "expression_list" || n.Kind == "tuple" {
+	if n.Kind() == "expression_list" || n.Kind() == "tuple" {
 		var out []string
 		for _, c := range n.NamedChildren() {
 			out = append(out, c.Text(src))
@@ -1062,25 +1062,25 @@ func deleteTargets(n *pyparse.Node, src []byte) []string {
 func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) string {
 	scope := f.EnclosingFunction(call)
 	for n := call; n != nil && n.Parent != nil; n = n.Parent {
-		if n.Kind == "function_definition" || n.Kind == "class_definition" || n.Kind == "lambda" {
+		if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 			return ""
 		}
-		if n.Parent.Kind != "block" && n.Parent.Kind != "module" {
+		if n.Parent.Kind() != "block" && n.Parent.Kind() != "module" {
 			continue
 		}
 		sibs := n.Parent.Children
 		for i := int(n.Index) - 1; i >= 0; i-- {
 			w := sibs[i]
-			if w.Kind != "with_statement" || !alwaysExits(w.ChildByField("body")) {
+			if w.Kind() != "with_statement" || !alwaysExits(w.ChildByField("body")) {
 				continue
 			}
-			clause := w.Find(func(m *pyparse.Node) bool { return m.Kind == "with_clause" })
+			clause := w.Find(func(m *pyparse.Node) bool { return m.Kind() == "with_clause" })
 			if clause == nil {
 				continue // a with statement the parser could not read
 			}
 			for _, item := range clause.NamedChildren() {
 				v := item.ChildByField("value")
-				if v != nil && v.Kind == "as_pattern" && len(v.NamedChildren()) > 0 {
+				if v != nil && v.Kind() == "as_pattern" && len(v.NamedChildren()) > 0 {
 					v = v.NamedChildren()[0]
 				}
 				if why := a.swallowsOOM(f, scope, v); why != "" {
@@ -1100,11 +1100,11 @@ func alwaysExits(body *pyparse.Node) bool {
 	}
 	var last *pyparse.Node
 	for _, c := range body.NamedChildren() {
-		if c.Kind != "comment" {
+		if c.Kind() != "comment" {
 			last = c
 		}
 	}
-	return last != nil && (last.Kind == "return_statement" || last.Kind == "raise_statement")
+	return last != nil && (last.Kind() == "return_statement" || last.Kind() == "raise_statement")
 }
 
 // swallowsOOM says how a context manager expression suppresses an out-of-memory error, ""
@@ -1113,7 +1113,7 @@ func alwaysExits(body *pyparse.Node) bool {
 // raising again, or a project class whose `__exit__` returns true for one (Python's data
 // model: a true return from __exit__ suppresses the exception).
 func (a *classifier) swallowsOOM(f *pyparse.File, scope *pyparse.Function, v *pyparse.Node) string {
-	if v == nil || v.Kind != "call" {
+	if v == nil || v.Kind() != "call" {
 		return ""
 	}
 	name := pyparse.DottedName(v.ChildByField("function"), f.Src)
@@ -1137,8 +1137,8 @@ func (a *classifier) swallowsOOM(f *pyparse.File, scope *pyparse.Function, v *py
 			body := exit.fn.Body.Text(exit.file.Src)
 			suppresses := false
 			walkOwn(exit.fn.Body, func(m *pyparse.Node) {
-				if m.Kind == "return_statement" {
-					if r := m.NamedChildren(); len(r) > 0 && r[0].Kind != "false" && r[0].Kind != "none" {
+				if m.Kind() == "return_statement" {
+					if r := m.NamedChildren(); len(r) > 0 && r[0].Kind() != "false" && r[0].Kind() != "none" {
 						suppresses = true
 					}
 				}
@@ -1155,20 +1155,20 @@ func (a *classifier) swallowsOOM(f *pyparse.File, scope *pyparse.Function, v *py
 	}
 	why := ""
 	walkOwn(r.fn.Body, func(m *pyparse.Node) {
-		if why != "" || m.Kind != "try_statement" {
+		if why != "" || m.Kind() != "try_statement" {
 			return
 		}
 		body := m.ChildByField("body")
-		if body == nil || body.Find(func(y *pyparse.Node) bool { return y.Kind == "yield" }) == nil {
+		if body == nil || body.Find(func(y *pyparse.Node) bool { return y.Kind() == "yield" }) == nil {
 			return
 		}
 		for _, clause := range m.NamedChildren() {
-			if clause.Kind != "except_clause" {
+			if clause.Kind() != "except_clause" {
 				continue
 			}
 			k := exceptKindOf(r.file, clause)
 			h := handlerBody(clause)
-			if (k.oom || k.broad != nil || k.bare) && h != nil && h.Find(func(x *pyparse.Node) bool { return x.Kind == "raise_statement" }) == nil {
+			if (k.oom || k.broad != nil || k.bare) && h != nil && h.Find(func(x *pyparse.Node) bool { return x.Kind() == "raise_statement" }) == nil {
 				why = fmt.Sprintf("`%s()` catches it around its yield at line %d", r.fn.Name, clause.Line())
 			}
 		}
@@ -1187,7 +1187,7 @@ func oomRetryDecorator(f *pyparse.File, fn *pyparse.Function) string {
 		if named := d.NamedChildren(); len(named) == 1 {
 			e = named[0]
 		}
-		if e.Kind == "call" {
+		if e.Kind() == "call" {
 			e = e.ChildByField("function")
 		}
 		name := pyparse.DottedName(e, f.Src)
@@ -1217,7 +1217,7 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 	}
 	var last *pyparse.Node
 	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
-		if m.Kind == "assignment" && m.Start < s.Start {
+		if m.Kind() == "assignment" && m.Start < s.Start {
 			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
 				last = m
 			}
@@ -1230,9 +1230,9 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 	switch {
 	case right == nil:
 		return false
-	case right.Kind == "binary_operator" || right.Kind == "unary_operator":
+	case right.Kind() == "binary_operator" || right.Kind() == "unary_operator":
 		return true // arithmetic on tensors
-	case right.Kind != "call":
+	case right.Kind() != "call":
 		return false
 	}
 	callee := pyparse.DottedName(right.ChildByField("function"), f.Src)
@@ -1273,10 +1273,10 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name string) bool {
 	var left, right *pyparse.Node
 	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
-		if m.Kind == "assignment" && m.Start < s.Start {
+		if m.Kind() == "assignment" && m.Start < s.Start {
 			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil {
 				targets := []*pyparse.Node{l}
-				if l.Kind == "pattern_list" || l.Kind == "tuple_pattern" {
+				if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
 					targets = l.NamedChildren()
 				}
 				if slices.ContainsFunc(targets, func(t *pyparse.Node) bool { return t.Text(f.Src) == name }) {
@@ -1285,11 +1285,11 @@ func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name stri
 			}
 		}
 	})
-	if right == nil || right.Kind != "call" {
+	if right == nil || right.Kind() != "call" {
 		return false
 	}
 	pos := 0 // the name's position in a tuple target
-	if left.Kind == "pattern_list" || left.Kind == "tuple_pattern" {
+	if left.Kind() == "pattern_list" || left.Kind() == "tuple_pattern" {
 		pos = slices.IndexFunc(left.NamedChildren(), func(n *pyparse.Node) bool { return n.Text(f.Src) == name })
 	}
 	r := a.resolveCall(f, right)
@@ -1302,7 +1302,7 @@ func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name stri
 	var names []string
 	returns, ok := 0, true
 	r.fn.Body.Walk(func(m *pyparse.Node) bool {
-		switch m.Kind {
+		switch m.Kind() {
 		case "function_definition":
 			if n := m.ChildByField("name"); n != nil {
 				defined[n.Text(r.file.Src)] = true
@@ -1316,9 +1316,9 @@ func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name stri
 			switch {
 			case e == nil:
 				ok = false
-			case e.Kind == "identifier":
+			case e.Kind() == "identifier":
 				names = append(names, e.Text(r.file.Src))
-			case e.Kind != "lambda":
+			case e.Kind() != "lambda":
 				ok = false
 			}
 			return false
@@ -1336,7 +1336,7 @@ func returnedAt(ret *pyparse.Node, pos int) *pyparse.Node {
 		return nil
 	}
 	e := v[0]
-	if e.Kind == "expression_list" || e.Kind == "tuple" {
+	if e.Kind() == "expression_list" || e.Kind() == "tuple" {
 		if items := e.NamedChildren(); pos < len(items) {
 			return items[pos]
 		}
@@ -1355,13 +1355,13 @@ func returnedAt(ret *pyparse.Node, pos int) *pyparse.Node {
 // (a value bound to a name is judged by that; a statement beside the call that only calls such
 // a function builds nothing itself).
 func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) bool {
-	for depth := 0; v != nil && v.Kind == "call" && depth < 8; depth++ {
+	for depth := 0; v != nil && v.Kind() == "call" && depth < 8; depth++ {
 		fn := v.ChildByField("function")
 		if fn == nil {
 			return false
 		}
 		last := ""
-		if fn.Kind == "attribute" {
+		if fn.Kind() == "attribute" {
 			last = fn.ChildByField("attribute").Text(f.Src)
 			if reModuleMethod.MatchString(last) {
 				v = fn.ChildByField("object")
@@ -1375,7 +1375,7 @@ func (a *classifier) modelValue(f *pyparse.File, v *pyparse.Node, callees bool) 
 		}
 		// `Xtts.init_from_config(config)`: a class or static method of a model class, its
 		// alternative constructor.
-		if fn.Kind == "attribute" {
+		if fn.Kind() == "attribute" {
 			obj := pyparse.DottedName(fn.ChildByField("object"), f.Src)
 			if i := strings.LastIndex(obj, "."); obj != "" && unicode.IsUpper(rune(obj[i+1])) {
 				if cr := a.g.Project.lookupClass(f, obj); cr != nil {
@@ -1440,30 +1440,30 @@ var reModuleMethod = regexp.MustCompile(`^(to|cuda|cpu|half|float|double|bfloat1
 // it no OOM flag.
 func (a *classifier) oomFlag(f *pyparse.File, g *gate) string {
 	n := g.Node
-	for n != nil && n.Kind == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
+	for n != nil && n.Kind() == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
 		n = n.NamedChildren()[0]
 	}
-	if n == nil || n.Kind != "identifier" || g.Negate {
+	if n == nil || n.Kind() != "identifier" || g.Negate {
 		return ""
 	}
 	name, scope := n.Text(f.Src), scopeOf(f, n)
 	line := 0
 	for _, b := range a.bindingsOf(f)[name] {
-		if b.scope != scope || b.node.Kind != "assignment" {
+		if b.scope != scope || b.node.Kind() != "assignment" {
 			continue
 		}
-		if r := b.node.ChildByField("right"); r == nil || r.Kind == "false" || r.Kind == "none" {
+		if r := b.node.ChildByField("right"); r == nil || r.Kind() == "false" || r.Kind() == "none" {
 			continue
 		}
 		var clause *pyparse.Node
 		oomTest := false
 		for m := b.node.Parent; m != nil && m != scope; m = m.Parent {
-			if m.Kind == "if_statement" {
+			if m.Kind() == "if_statement" {
 				if c := m.ChildByField("condition"); c != nil && (reOOMCheck.MatchString(c.Text(f.Src)) || strings.Contains(c.Text(f.Src), "OutOfMemoryError")) {
 					oomTest = true
 				}
 			}
-			if m.Kind == "except_clause" {
+			if m.Kind() == "except_clause" {
 				clause = m
 				break
 			}
@@ -1490,14 +1490,14 @@ func (a *classifier) oomFlag(f *pyparse.File, g *gate) string {
 // failure reported by a return value instead of an exception.
 func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 	n := g.Node
-	for n != nil && n.Kind == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
+	for n != nil && n.Kind() == "parenthesized_expression" && len(n.NamedChildren()) == 1 {
 		n = n.NamedChildren()[0]
 	}
 	if n == nil || g.Negate {
 		return ""
 	}
 	var v *pyparse.Node
-	switch n.Kind {
+	switch n.Kind() {
 	case "not_operator":
 		v = n.ChildByField("argument")
 	case "comparison_operator":
@@ -1507,7 +1507,7 @@ func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 		}
 	}
 	ifs := g.Node.Parent
-	if v == nil || v.Kind != "identifier" || ifs == nil || ifs.Kind != "if_statement" {
+	if v == nil || v.Kind() != "identifier" || ifs == nil || ifs.Kind() != "if_statement" {
 		return ""
 	}
 	block := ifs.ChildByField("consequence")
@@ -1517,11 +1517,11 @@ func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 	name := v.Text(f.Src)
 	var first, again *pyparse.Node
 	walkOwn(scopeOf(f, ifs), func(m *pyparse.Node) {
-		if m.Kind != "assignment" {
+		if m.Kind() != "assignment" {
 			return
 		}
 		left, right := m.ChildByField("left"), m.ChildByField("right")
-		if left == nil || right == nil || left.Text(f.Src) != name || right.Kind != "call" {
+		if left == nil || right == nil || left.Text(f.Src) != name || right.Kind() != "call" {
 			return
 		}
 		switch {
@@ -1558,7 +1558,7 @@ func movesToDevice(f *pyparse.File, call *pyparse.Node) bool {
 	}
 	for _, a := range args.NamedChildren() {
 		switch {
-		case a.Kind == "keyword_argument":
+		case a.Kind() == "keyword_argument":
 			if k := a.ChildByField("name"); k != nil && k.Text(f.Src) == "device" {
 				return true
 			}
@@ -1584,13 +1584,13 @@ func (a *classifier) readsInput(f *pyparse.File, body *pyparse.Node) string {
 	what := ""
 	defer func() { a.inputs[body] = what }()
 	walkOwn(body, func(m *pyparse.Node) {
-		if what != "" || m.Kind != "call" {
+		if what != "" || m.Kind() != "call" {
 			return
 		}
 		fn := m.ChildByField("function")
 		if w := promptCall(f, m); w != "" {
 			what = w
-		} else if fn != nil && fn.Kind == "attribute" {
+		} else if fn != nil && fn.Kind() == "attribute" {
 			// On a receiver of unknown class, or of an abstract one (`chatio: ChatIO`): the
 			// implementations are the subclasses'.
 			if r := a.resolveCall(f, m); r == nil || r.fn.Class != nil && abstractClass(r.file, r.fn.Class) {
@@ -1626,7 +1626,7 @@ func (a *classifier) promptMethod(name string) string {
 				continue
 			}
 			walkOwn(fn.Body, func(m *pyparse.Node) {
-				if v == "" && m.Kind == "call" {
+				if v == "" && m.Kind() == "call" {
 					v = promptCall(f, m)
 				}
 			})

@@ -202,10 +202,10 @@ func evidenceCall(f *pyparse.File, loopNode *pyparse.Node, quoted string) *pypar
 	// Found, the search stops: a loop with a finding on each of its lines asks once per line.
 	find := func(ownBody bool) *pyparse.Node {
 		return body.FindOutside(func(m *pyparse.Node) bool {
-			return m.Kind == "call" && pyparse.DottedName(m.ChildByField("function"), f.Src) == callee
+			return m.Kind() == "call" && pyparse.DottedName(m.ChildByField("function"), f.Src) == callee
 		}, func(m *pyparse.Node) bool {
-			return m.Kind == "function_definition" || m.Kind == "class_definition" || m.Kind == "lambda" ||
-				ownBody && (m.Kind == "for_statement" || m.Kind == "while_statement")
+			return m.Kind() == "function_definition" || m.Kind() == "class_definition" || m.Kind() == "lambda" ||
+				ownBody && (m.Kind() == "for_statement" || m.Kind() == "while_statement")
 		})
 	}
 	if n := find(true); n != nil {
@@ -320,7 +320,7 @@ func stepLoopDiagnostic(r *Record) driver.Diagnostic {
 // call is unsafe: code may rely on the memory being returned (SPEC §7).
 func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	stmt := call.Statement()
-	if stmt == nil || stmt.Kind != "expression_statement" || len(stmt.NamedChildren()) != 1 || stmt.NamedChildren()[0] != call {
+	if stmt == nil || stmt.Kind() != "expression_statement" || len(stmt.NamedChildren()) != 1 || stmt.NamedChildren()[0] != call {
 		return nil, false
 	}
 	src := f.Src
@@ -345,7 +345,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	others := 0
 	if stmt.Parent != nil {
 		for _, c := range stmt.Parent.Children {
-			if c.Named && c.Kind != "comment" && c != stmt {
+			if c.Named && c.Kind() != "comment" && c != stmt {
 				others++
 				break // one is enough, and a long block is not read per call
 			}

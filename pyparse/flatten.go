@@ -134,7 +134,7 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 		index[i] = int32(len(nodes))
 		nodes = append(nodes, Node{})
 		nd := &nodes[len(nodes)-1]
-		nd.Kind = symbolName(kind)
+		nd.kind = kind
 		nd.Named = e.named != 0
 		if fid := int(e.field); fid < len(fieldNames) {
 			nd.field = uint8(fid)
@@ -151,10 +151,10 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 			nd.Index = int32(len(par.Children))
 			par.Children = append(par.Children, nd)
 		}
-		if checkErrors && (nd.Kind == "ERROR" || e.missing != 0) {
+		if checkErrors && (nd.Kind() == "ERROR" || e.missing != 0) {
 			msg := "invalid syntax"
-			if nd.Kind != "ERROR" {
-				msg = "missing " + nd.Kind
+			if nd.Kind() != "ERROR" {
+				msg = "missing " + nd.Kind()
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, int(nd.Start)), Msg: msg})
 		}

@@ -61,18 +61,18 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 	visit = func(n *Node) {
 		seen[n] = true
 		if n.Start < 0 || n.Start > n.End || int(n.End) > len(f.Src) {
-			t.Fatalf("%s [%d,%d) outside the source (%d bytes)", n.Kind, n.Start, n.End, len(f.Src))
+			t.Fatalf("%s [%d,%d) outside the source (%d bytes)", n.Kind(), n.Start, n.End, len(f.Src))
 		}
 		if line, _ := f.Position(int(n.Start)); line != n.Line() {
-			t.Fatalf("%s at byte %d: row says line %d, Position says %d", n.Kind, n.Start, n.Line(), line)
+			t.Fatalf("%s at byte %d: row says line %d, Position says %d", n.Kind(), n.Start, n.Line(), line)
 		}
 		prev := n.Start
 		for i, c := range n.Children {
 			if c.Parent != n || int(c.Index) != i {
-				t.Fatalf("%s child %d: parent or index link broken", n.Kind, i)
+				t.Fatalf("%s child %d: parent or index link broken", n.Kind(), i)
 			}
 			if c.Start < prev || c.End > n.End {
-				t.Fatalf("%s child %s [%d,%d) out of order or outside [%d,%d)", n.Kind, c.Kind, c.Start, c.End, prev, n.End)
+				t.Fatalf("%s child %s [%d,%d) out of order or outside [%d,%d)", n.Kind(), c.Kind(), c.Start, c.End, prev, n.End)
 			}
 			prev = c.Start
 			visit(c)
@@ -85,7 +85,7 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 func checkModel(t *testing.T, f *File, seen map[*Node]bool) {
 	t.Helper()
 	for _, c := range f.Calls {
-		if !seen[c.Node] || c.Node.Kind != "call" || f.CallOf(c.Node) != c {
+		if !seen[c.Node] || c.Node.Kind() != "call" || f.CallOf(c.Node) != c {
 			t.Fatalf("call %q: node not in the tree or not indexed", c.Callee)
 		}
 		if c.Func != nil && !c.Node.Contains(c.Func) {

@@ -109,7 +109,7 @@ func (f *File) ClassOf(n *Node) *Class { return f.classByNode[n] }
 // Lambdas are transparent.
 func (f *File) EnclosingFunction(n *Node) *Function {
 	for m := n.Parent; m != nil; m = m.Parent {
-		if m.Kind == "function_definition" {
+		if m.Kind() == "function_definition" {
 			return f.funcByNode[m]
 		}
 	}
@@ -160,23 +160,23 @@ func (f *File) buildModel(root *Node) {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n, fn, scope := top.n, top.fn, top.scope
-		switch n.Kind {
+		switch n.Kind() {
 		case "import_statement":
 			f.addImport(n)
 		case "import_from_statement", "future_import_statement":
 			f.addImportFrom(n)
 		case "class_definition":
-			if name := n.ChildByField("name"); name != nil && name.Kind == "identifier" {
+			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
 				f.addClass(n, name.Text(src), scope)
 			}
 		case "function_definition":
 			fn = nil
-			if name := n.ChildByField("name"); name != nil && name.Kind == "identifier" {
+			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
 				fn = f.addFunction(n, name.Text(src), scope, top.fn)
 			}
 		case "with_item":
 			if v := n.ChildByField("value"); v != nil {
-				if v.Kind == "as_pattern" && len(v.Children) > 0 {
+				if v.Kind() == "as_pattern" && len(v.Children) > 0 {
 					v = v.Children[0]
 				}
 				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
@@ -189,7 +189,7 @@ func (f *File) buildModel(root *Node) {
 				f.callByNode[n] = c
 			}
 		}
-		if n.Kind == "function_definition" || n.Kind == "class_definition" {
+		if n.Kind() == "function_definition" || n.Kind() == "class_definition" {
 			if name := n.ChildByField("name"); name != nil {
 				scope = joinScope(scope, name.Text(src))
 			}
@@ -212,7 +212,7 @@ func (f *File) addClass(n *Node, name, scope string) {
 	c := &Class{Name: name, QualName: joinScope(scope, name), Node: n, Methods: map[string]*Function{}}
 	if sc := n.ChildByField("superclasses"); sc != nil {
 		for _, b := range sc.NamedChildren() {
-			if b.Kind == "keyword_argument" {
+			if b.Kind() == "keyword_argument" {
 				continue
 			}
 			if d := DottedName(b, src); d != "" {
@@ -237,7 +237,7 @@ func (f *File) addFunction(n *Node, name, scope string, parent *Function) *Funct
 		for _, p := range ps.NamedChildren() {
 			pname := paramName(p, src)
 			fn.Params = append(fn.Params, pname)
-			if p.Kind == "typed_parameter" || p.Kind == "typed_default_parameter" {
+			if p.Kind() == "typed_parameter" || p.Kind() == "typed_default_parameter" {
 				if t := DottedName(p.ChildByField("type").firstNamed(), src); t != "" {
 					if fn.ParamTypes == nil {
 						fn.ParamTypes = map[string]string{}
@@ -263,7 +263,7 @@ func (n *Node) firstNamed() *Node {
 	if n == nil {
 		return nil
 	}
-	if n.Kind == "type" {
+	if n.Kind() == "type" {
 		if c := n.NamedChildren(); len(c) > 0 {
 			return c[0]
 		}
@@ -272,12 +272,12 @@ func (n *Node) firstNamed() *Node {
 }
 
 func paramName(p *Node, src []byte) string {
-	switch p.Kind {
+	switch p.Kind() {
 	case "identifier":
 		return p.Text(src)
 	case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
 		for _, c := range p.NamedChildren() {
-			if c.Kind == "identifier" {
+			if c.Kind() == "identifier" {
 				return c.Text(src)
 			}
 		}
@@ -293,22 +293,22 @@ func paramName(p *Node, src []byte) string {
 // decorated_definition), or nil for plain and nested functions.
 func definingClass(def *Node) *Node {
 	n := def
-	if n.Parent != nil && n.Parent.Kind == "decorated_definition" {
+	if n.Parent != nil && n.Parent.Kind() == "decorated_definition" {
 		n = n.Parent
 	}
-	if n.Parent != nil && n.Parent.Kind == "block" && n.Parent.Parent != nil && n.Parent.Parent.Kind == "class_definition" {
+	if n.Parent != nil && n.Parent.Kind() == "block" && n.Parent.Parent != nil && n.Parent.Parent.Kind() == "class_definition" {
 		return n.Parent.Parent
 	}
 	return nil
 }
 
 func decorators(def *Node) []*Node {
-	if def.Parent == nil || def.Parent.Kind != "decorated_definition" {
+	if def.Parent == nil || def.Parent.Kind() != "decorated_definition" {
 		return nil
 	}
 	var out []*Node
 	for _, c := range def.Parent.Children {
-		if c.Kind == "decorator" {
+		if c.Kind() == "decorator" {
 			out = append(out, c)
 		}
 	}
@@ -317,7 +317,7 @@ func decorators(def *Node) []*Node {
 
 func (f *File) addImport(n *Node) {
 	for _, c := range n.ChildrenByField("name") {
-		switch c.Kind {
+		switch c.Kind() {
 		case "dotted_name":
 			full := c.Text(f.Src)
 			head, _, _ := strings.Cut(full, ".")
@@ -334,9 +334,9 @@ func (f *File) addImportFrom(n *Node) {
 	mod := n.ChildByField("module_name")
 	module, level := "", 0
 	if mod != nil {
-		if mod.Kind == "relative_import" {
+		if mod.Kind() == "relative_import" {
 			for _, c := range mod.Children {
-				switch c.Kind {
+				switch c.Kind() {
 				case "import_prefix":
 					level = strings.Count(c.Text(f.Src), ".")
 				case "dotted_name":
@@ -346,18 +346,18 @@ func (f *File) addImportFrom(n *Node) {
 		} else {
 			module = mod.Text(f.Src)
 		}
-	} else if n.Kind == "future_import_statement" {
+	} else if n.Kind() == "future_import_statement" {
 		module = "__future__"
 	}
 	prefix := strings.Repeat(".", level)
 	for _, c := range n.Children {
-		if c.Kind == "wildcard_import" {
+		if c.Kind() == "wildcard_import" {
 			f.StarImports = append(f.StarImports, Import{Local: "*", Qualified: prefix + module, Module: module, Level: level, Name: "*", Node: n})
 		}
 	}
 	for _, c := range n.ChildrenByField("name") {
 		var name, alias string
-		switch c.Kind {
+		switch c.Kind() {
 		case "dotted_name":
 			name = c.Text(f.Src)
 			alias = name

@@ -11,7 +11,6 @@ import (
 // punctuation is left out. Children holds both kinds in source order. Nodes are most of
 // the memory of a run, so they carry only what is read: columns come from File.Position.
 type Node struct {
-	Kind     string
 	Start    int32 // byte offset
 	End      int32 // byte offset, exclusive
 	Parent   *Node
@@ -22,7 +21,12 @@ type Node struct {
 	Named bool
 	// field is the node's field name in its parent, as an index into fieldNames (Field).
 	field uint8
+	// kind is the node's grammar symbol (Kind).
+	kind uint16
 }
+
+// Kind is the node's type in tree-sitter-python's grammar (`call`, `identifier`, `+`).
+func (n *Node) Kind() string { return symbolName(n.kind) }
 
 // Text returns the node's source text.
 func (n *Node) Text(src []byte) string {
@@ -82,7 +86,7 @@ func (n *Node) NamedChildren() []*Node {
 // the `%` of a binary_operator, whose kind is "%").
 func (n *Node) HasChild(kind string) bool {
 	for _, c := range n.Children {
-		if c.Kind == kind {
+		if c.Kind() == kind {
 			return true
 		}
 	}
@@ -186,7 +190,7 @@ func (n *Node) Statement() *Node {
 		if m.Parent == nil {
 			return m
 		}
-		if m.Parent.Kind == "block" || m.Parent.Kind == "module" {
+		if m.Parent.Kind() == "block" || m.Parent.Kind() == "module" {
 			return m
 		}
 	}
@@ -223,7 +227,7 @@ const MaxChainCalls = 16
 func dottedName(n *Node, src []byte, calls int) string {
 	var parts []string
 	for n != nil {
-		switch n.Kind {
+		switch n.Kind() {
 		case "identifier":
 			parts = append(parts, n.Text(src))
 			return joinReversed(parts)

@@ -142,6 +142,9 @@ func symbolName(id uint16) string {
 	if int(id) < len(kindNames) {
 		return kindNames[id]
 	}
+	if lang == nil {
+		return ""
+	}
 	return lang.NodeKindForId(id)
 }
 

@@ -200,7 +200,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 					if n.Parent != nil {
 						par = int(n.Parent.Start)
 					}
-					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind, n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index))
+					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index))
 					return true
 				}
 			}
@@ -242,7 +242,7 @@ func convert(root *sitter.Node, f *File) *Node {
 		n := &slab[0]
 		slab = slab[1:]
 		kind := tn.KindId()
-		n.Kind, n.Named = symbolName(kind), tn.IsNamed()
+		n.kind, n.Named = kind, tn.IsNamed()
 		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
 			n.field = uint8(fid)
 		}
@@ -255,10 +255,10 @@ func convert(root *sitter.Node, f *File) *Node {
 			n.Index = int32(len(parent.Children))
 			parent.Children = append(parent.Children, n)
 		}
-		if checkErrors && (n.Kind == "ERROR" || tn.IsMissing()) {
+		if checkErrors && (n.Kind() == "ERROR" || tn.IsMissing()) {
 			msg := "invalid syntax"
-			if n.Kind != "ERROR" {
-				msg = "missing " + n.Kind
+			if n.Kind() != "ERROR" {
+				msg = "missing " + n.Kind()
 			}
 			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, int(n.Start)), Msg: msg})
 		}
@@ -360,13 +360,15 @@ func TestParseBudget(t *testing.T) {
 // FindOutside finds the first match in source order and does not look inside skipped nodes.
 func TestFindOutside(t *testing.T) {
 	f := parse(t, "for b in x:\n    def inner():\n        step()\n    for y in b:\n        step()\n    step()\n")
-	loop := f.Root.Find(func(n *Node) bool { return n.Kind == "for_statement" })
-	isStep := func(n *Node) bool { return n.Kind == "call" && n.Text(f.Src) == "step()" }
-	skip := func(n *Node) bool { return n.Kind == "function_definition" || n != loop && n.Kind == "for_statement" }
+	loop := f.Root.Find(func(n *Node) bool { return n.Kind() == "for_statement" })
+	isStep := func(n *Node) bool { return n.Kind() == "call" && n.Text(f.Src) == "step()" }
+	skip := func(n *Node) bool {
+		return n.Kind() == "function_definition" || n != loop && n.Kind() == "for_statement"
+	}
 	if got := loop.FindOutside(isStep, skip); got == nil || got.Line() != 6 {
 		t.Errorf("FindOutside = %v, want the step() of line 6", got)
 	}
-	noDefs := func(n *Node) bool { return n.Kind == "function_definition" }
+	noDefs := func(n *Node) bool { return n.Kind() == "function_definition" }
 	if got := loop.FindOutside(isStep, noDefs); got == nil || got.Line() != 5 {
 		t.Errorf("FindOutside without skipping loops = %v, want line 5", got)
 	}

@@ -18,7 +18,7 @@ func TestLoneCRLineEnds(t *testing.T) {
 	if c.Callee != "torch.cuda.empty_cache" || c.Function == nil || line != 5 || col != 9 || c.Node.Line() != 5 {
 		t.Errorf("call %q in %v at %d:%d (row %d), want torch.cuda.empty_cache in train at 5:9", c.Callee, c.Function, line, col, c.Node.Line())
 	}
-	if l := f.Root.Find(func(n *Node) bool { return n.Kind == "for_statement" }); l == nil || !strings.Contains(l.Text(f.Src), "\r") {
+	if l := f.Root.Find(func(n *Node) bool { return n.Kind() == "for_statement" }); l == nil || !strings.Contains(l.Text(f.Src), "\r") {
 		t.Error("the tree's text is not the file's own")
 	}
 }
@@ -39,7 +39,7 @@ func TestCommentRuns(t *testing.T) {
 	}
 	kept := 0
 	f.Root.Walk(func(n *Node) bool {
-		if n.Kind == "comment" {
+		if n.Kind() == "comment" {
 			kept++
 		}
 		return true
