@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -119,6 +120,18 @@ func fractionNeedles(g *CallGraph) []string {
 	return needles
 }
 
+// mentionsConfigVar reports whether src holds the name of an allocator config variable, as
+// every setting findSettings reads spells it (the prefilter parsed the file for the name as
+// a word, or for something else: most parsed files set nothing).
+func mentionsConfigVar(src []byte) bool {
+	for _, v := range allocconf.EnvVars() {
+		if bytes.Contains(src, []byte(v.Name)) {
+			return true
+		}
+	}
+	return false
+}
+
 // plainString returns the text of a string literal with no interpolation and no bytes
 // prefix (a key such as "PYTORCH_CUDA_ALLOC_CONF").
 func plainString(f *pyparse.File, n *pyparse.Node) (string, bool) {
@@ -158,6 +171,9 @@ func positionalArgs(args *pyparse.Node) []*pyparse.Node {
 // `update(PYTORCH_CUDA_ALLOC_CONF=v)`, `setdefault` / `putenv` / `setenv` calls, and
 // any dict literal with the variable as a key.
 func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
+	if !mentionsConfigVar(f.Src) {
+		return nil
+	}
 	var out []*confSetting
 	qualify := func(n *pyparse.Node) string { return f.Qualify(pyparse.DottedName(n, f.Src)) }
 	f.Root.Walk(func(n *pyparse.Node) bool {

@@ -226,7 +226,7 @@ func (a *classifier) handlerWhy(f *pyparse.File, fn *pyparse.Function) string {
 				}
 			}
 		}
-		if servesWeb(f) && (hasParam(fn, "request", "req") || a.registeredAsHandler(f, fn)) {
+		if a.servesWeb(f) && (hasParam(fn, "request", "req") || a.registeredAsHandler(f, fn)) {
 			return fmt.Sprintf("in `%s`, a request handler of a web service", fn.Name)
 		}
 	}
@@ -563,13 +563,16 @@ func hasParam(fn *pyparse.Function, names ...string) bool {
 	return false
 }
 
-func servesWeb(f *pyparse.File) bool {
-	for _, imp := range f.Imports {
-		if reWebImports.MatchString(imp.Qualified) || reWebImports.MatchString(imp.Module) {
-			return true
-		}
+// servesWeb reports whether f imports a web or UI framework (reWebImports), read once per file.
+func (a *classifier) servesWeb(f *pyparse.File) bool {
+	web, done := a.web[f]
+	if !done {
+		web = slices.ContainsFunc(f.Imports, func(imp pyparse.Import) bool {
+			return reWebImports.MatchString(imp.Qualified) || reWebImports.MatchString(imp.Module)
+		})
+		a.web[f] = web
 	}
-	return false
+	return web
 }
 
 // registeredAsHandler reports whether fn is handed to a UI/web framework by name:

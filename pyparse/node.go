@@ -26,7 +26,12 @@ type Node struct {
 }
 
 // Kind is the node's type in tree-sitter-python's grammar (`call`, `identifier`, `+`).
-func (n *Node) Kind() string { return symbolName(n.kind) }
+func (n *Node) Kind() string {
+	if int(n.kind) < len(kindNames) {
+		return kindNames[n.kind] // inlined: most reads of a node read its kind
+	}
+	return symbolName(n.kind)
+}
 
 // Text returns the node's source text.
 func (n *Node) Text(src []byte) string {
