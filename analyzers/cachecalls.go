@@ -75,6 +75,9 @@ type CallGraph struct {
 func runCacheCalls(pass *driver.Pass) (any, error) {
 	ctx := pass.Context
 	res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
+	if t := pass.Settings.Trees; t != nil {
+		res.Trees = t
+	}
 	progress := pass.Settings.Progress
 	if progress != nil {
 		res.Counter = &progress.Parsed

@@ -27,7 +27,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	}
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
-		Parsed: parsed.Parsed, Rounds: g.Rounds, Needles: g.Needles}
+		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles}
 	for _, f := range parsed.Files {
 		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
 		for _, e := range f.Errors {

@@ -28,6 +28,10 @@ type Result struct {
 	// Counter, when set, is incremented as each file is parsed, for a progress line read
 	// while the parse runs.
 	Counter *atomic.Int64
+	// Trees, when set, keeps parsed trees between runs: a file whose tree it holds is not
+	// parsed again. Reused counts the files whose tree came from it.
+	Trees  TreeCache
+	Reused atomic.Int64
 
 	read     func(path string) ([]byte, error)
 	fset     *token.FileSet
@@ -188,7 +192,7 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		o.sig = sig
 		return o
 	}
-	f, err := p.Parse(ctx, path, src)
+	f, err := r.parseOrReuse(ctx, p, path, src)
 	if err != nil {
 		o.fail = &Failure{Path: path, Err: err}
 		return o
@@ -209,6 +213,26 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 	}
 	o.file = f
 	return o
+}
+
+// parseOrReuse parses src, or decodes its tree from r.Trees when it holds one (a tree that
+// does not decode is parsed again and replaced).
+func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src []byte) (*File, error) {
+	if r.Trees == nil {
+		return p.Parse(ctx, path, src)
+	}
+	key := TreeKey(src)
+	if data := r.Trees.Get(key); data != nil {
+		if f, err := DecodeTree(path, src, data); err == nil {
+			r.Reused.Add(1)
+			return f, nil
+		}
+	}
+	f, err := p.Parse(ctx, path, src)
+	if err == nil {
+		r.Trees.Put(key, EncodeTree(f))
+	}
+	return f, err
 }
 
 // Mentions estimates how many not-yet-parsed files mention name (from the identifier

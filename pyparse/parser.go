@@ -138,9 +138,15 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 // nodes and nothing reads it (operators and keywords such as `%`, `==`, `not` are kept).
 func isPunct(id uint16) bool { return int(id) < len(punct) && punct[id] }
 
+// symError is tree-sitter's symbol of an ERROR node (ts_builtin_sym_error, (TSSymbol)-1).
+const symError = 0xFFFF
+
 func symbolName(id uint16) string {
 	if int(id) < len(kindNames) {
 		return kindNames[id]
+	}
+	if id == symError {
+		return "ERROR"
 	}
 	if lang == nil {
 		return ""

@@ -41,6 +41,11 @@ type Settings struct {
 	Jobs int
 	// Progress, when set, counts the work as it is done, for a progress line (nil: none).
 	Progress *Progress
+	// Trees, when set, keeps parsed trees between runs (pyparse.TreeCache).
+	Trees interface {
+		Get(key string) []byte
+		Put(key string, tree []byte)
+	}
 }
 
 // Progress is how far a run has got, read while it runs: files parsed so far and the

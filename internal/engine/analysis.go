@@ -35,9 +35,9 @@ type Facts struct {
 	Calls []Call
 	// Cut are the analyses cut short: a file whose calls were not all followed.
 	Cut []Cut
-	// Seen is the number of files in analysis scope, Parsed how many were parsed, Rounds
-	// how many prefilter rounds ran.
-	Seen, Parsed, Rounds int
+	// Seen is the number of files in analysis scope, Parsed how many were parsed (Reused of
+	// them from trees kept by an earlier run), Rounds how many prefilter rounds ran.
+	Seen, Parsed, Reused, Rounds int
 	// Needles are what the prefilter searched for: a file that mentions none of them and
 	// was not parsed adds nothing to the run, whatever else it holds.
 	Needles []string

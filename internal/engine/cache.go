@@ -300,27 +300,10 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 // write replaces the entry atomically: a concurrent run reads the old entry or the new
 // one, never half of one. The folder gets a .gitignore and a CACHEDIR.TAG, as ruff's does.
 func (rc *resultCache) write(e *cacheEntry) error {
-	if err := os.MkdirAll(rc.dir, 0o755); err != nil {
+	if err := prepareDir(rc.dir); err != nil {
 		return err
 	}
-	for name, text := range map[string]string{
-		".gitignore":   "# Automatically created by cachelint.\n*\n",
-		"CACHEDIR.TAG": cacheTag,
-	} {
-		p := filepath.Join(rc.dir, name)
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			_ = os.WriteFile(p, []byte(text), 0o644)
-		}
-	}
-	// A run killed while writing leaves its temporary file: remove those an hour old (a
-	// concurrent run's is seconds old).
-	if stale, err := filepath.Glob(filepath.Join(rc.dir, ".tmp-*")); err == nil {
-		for _, t := range stale {
-			if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				_ = os.Remove(t)
-			}
-		}
-	}
+	removeStaleTemps(rc.dir)
 	head := *e
 	a := *e.A
 	a.Calls = nil
@@ -342,11 +325,46 @@ func (rc *resultCache) write(e *cacheEntry) error {
 	if err := gob.NewEncoder(&buf).Encode(calls); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(rc.dir, ".tmp-*")
+	return writeAtomic(rc.dir, rc.file, buf.Bytes())
+}
+
+// prepareDir makes the cache folder, with a .gitignore and a CACHEDIR.TAG as ruff's has.
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, text := range map[string]string{
+		".gitignore":   "# Automatically created by cachelint.\n*\n",
+		"CACHEDIR.TAG": cacheTag,
+	} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			_ = os.WriteFile(p, []byte(text), 0o644)
+		}
+	}
+	return nil
+}
+
+// removeStaleTemps removes the temporary files a run killed while writing left in dir, an
+// hour old (a concurrent run's is seconds old).
+func removeStaleTemps(dir string) {
+	if stale, err := filepath.Glob(filepath.Join(dir, ".tmp-*")); err == nil {
+		for _, t := range stale {
+			if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.Remove(t)
+			}
+		}
+	}
+}
+
+// writeAtomic replaces file (in dir) with data: a concurrent reader sees the old file or
+// the new one, never half of one.
+func writeAtomic(dir, file string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(tmp, &buf); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
@@ -355,7 +373,7 @@ func (rc *resultCache) write(e *cacheEntry) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), rc.file); err != nil {
+	if err := os.Rename(tmp.Name(), file); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

@@ -104,7 +104,9 @@ type Incomplete struct {
 type Stats struct {
 	Reported, Indexed, Parsed int
 	// Rounds is how many prefilter rounds ran.
-	Rounds  int
+	Rounds int
+	// Reused is how many of the parsed files had their tree from the cache (treeStore).
+	Reused  int
 	Elapsed time.Duration
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	Cached bool
@@ -245,6 +247,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if pr.a == nil {
 		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress}
+		var trees *treeStore
+		if cache != nil {
+			trees = cache.trees()
+			settings.Trees = trees
+		}
 		if opts.Config != nil {
 			settings.ExtraHelpers = opts.Config.ExtraHelpers
 			settings.StepLoopNames = opts.Config.StepLoopNames
@@ -258,9 +265,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, errors.Join(append([]error{err}, res.Errors...)...)
 		}
 		pr.a = pr.analyse()
+		out.Stats.Reused = pr.facts.Reused
 		if cache != nil {
 			if err := cache.save(pr.a, pr.facts); err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
+			} else if ctx.Err() == nil && len(pr.a.Errors) == 0 && len(pr.a.Failures) == 0 {
+				trees.prune()
 			}
 		}
 	} else {

@@ -1,0 +1,170 @@
+package pyparse
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// treeCacheInputs are the fixture corpus's Python files and a few texts that exercise what
+// the parse does besides copying the tree: syntax errors (missing and invalid), line ends,
+// long comment runs, non-ASCII text.
+func treeCacheInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	in := map[string][]byte{
+		"errors.py":   []byte("def f(:\n    x = (1,\n\nclass C(\n"),
+		"missing.py":  []byte("for x in y\n    print(x)\n"),
+		"crlf.py":     []byte("import torch\r\nfor b in data:\r\n    torch.cuda.empty_cache()\r\n"),
+		"lonecr.py":   []byte("x = 1\ry = 2\r"),
+		"comments.py": []byte("for b in data:\n" + strings.Repeat("    # note\n", 200) + "    step(b)\n"),
+		"unicode.py":  []byte("s = 'héllo wörld'  # ünïcode\ndef f():\n    return \"日本\"\n"),
+		"empty.py":    {},
+	}
+	err := filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		in[p] = src
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestTreeRoundTrip holds a tree decoded from its encoding equal to the parse it came from:
+// every node (kind, field, named, offsets, row, index, parent, children), the syntax errors
+// and the model built from it.
+func TestTreeRoundTrip(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	inputs := treeCacheInputs(t)
+	if len(inputs) < 100 {
+		t.Fatalf("only %d inputs: the fixture corpus was not found", len(inputs))
+	}
+	for path, src := range inputs {
+		want, err := p.Parse(context.Background(), path, src)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, err := DecodeTree(path, src, EncodeTree(want))
+		if err != nil {
+			t.Fatalf("%s: decode: %v", path, err)
+		}
+		if a, b := nodeDump(want.Root), nodeDump(got.Root); a != b {
+			t.Errorf("%s: decoded tree differs:\nparsed:\n%s\ndecoded:\n%s", path, a, b)
+			continue
+		}
+		if !reflect.DeepEqual(want.Errors, got.Errors) {
+			t.Errorf("%s: errors %v, decoded %v", path, want.Errors, got.Errors)
+		}
+		if a, b := modelDump(want), modelDump(got); a != b {
+			t.Errorf("%s: decoded model differs:\nparsed:\n%s\ndecoded:\n%s", path, a, b)
+		}
+	}
+}
+
+func nodeDump(root *Node) string {
+	var b strings.Builder
+	index := map[*Node]int{}
+	root.Walk(func(n *Node) bool {
+		index[n] = len(index)
+		parent := -1
+		if n.Parent != nil {
+			parent = index[n.Parent]
+		}
+		fmt.Fprintf(&b, "%d %s %q %v %d-%d row %d index %d parent %d children %d\n",
+			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index, parent, len(n.Children))
+		return true
+	})
+	return b.String()
+}
+
+func modelDump(f *File) string {
+	var b strings.Builder
+	for _, imps := range [][]Import{f.Imports, f.StarImports} {
+		for _, imp := range imps {
+			fmt.Fprintf(&b, "import %s %s %s %d %s at %d\n", imp.Local, imp.Qualified, imp.Module, imp.Level, imp.Name, imp.Node.Start)
+		}
+	}
+	fmt.Fprintf(&b, "aliases %v\n", f.Aliases)
+	for _, fn := range f.Functions {
+		fmt.Fprintf(&b, "func %s line %d params %v\n", fn.Name, fn.Node.Line(), fn.Params)
+	}
+	for _, c := range f.Classes {
+		fmt.Fprintf(&b, "class %s bases %v methods %d\n", c.Name, c.Bases, len(c.Methods))
+	}
+	for _, c := range f.Calls {
+		fn := ""
+		if c.Function != nil {
+			fn = c.Function.Name
+		}
+		fmt.Fprintf(&b, "call %s at %d in %s\n", c.Callee, c.Node.Start, fn)
+	}
+	for _, c := range f.Entered {
+		fmt.Fprintf(&b, "with %s at %d\n", c.Callee, c.Node.Start)
+	}
+	return b.String()
+}
+
+// TestTreeDecodeRejects holds a cached tree that does not belong to the text, or is cut or
+// garbled, to an error (the caller parses instead), never a panic or a wrong tree.
+func TestTreeDecodeRejects(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	src := []byte("import torch\n\ndef train(loader):\n    for b in loader:\n        torch.cuda.empty_cache()\n")
+	f, err := p.Parse(context.Background(), "t.py", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := EncodeTree(f)
+	if _, err := DecodeTree("t.py", src, data); err != nil {
+		t.Fatalf("the tree's own text: %v", err)
+	}
+	other := append([]byte("# another text\n"), src...)
+	if _, err := DecodeTree("t.py", other, data); err == nil {
+		t.Error("a tree decoded against another text")
+	}
+	for cut := 0; cut < len(data); cut++ {
+		if _, err := DecodeTree("t.py", src, data[:cut]); err == nil {
+			t.Errorf("a tree cut to %d of %d bytes decoded", cut, len(data))
+		}
+	}
+	if _, err := DecodeTree("t.py", src, append(append([]byte(nil), data...), 0)); err == nil {
+		t.Error("a tree with a byte after its end decoded")
+	}
+	for i := len(treeFormat); i < len(data); i++ {
+		for _, x := range []byte{0x01, 0x40, 0x80, 0xff} {
+			garbled := append([]byte(nil), data...)
+			garbled[i] ^= x
+			g, err := DecodeTree("t.py", src, garbled)
+			if err != nil {
+				continue
+			}
+			// Some flips still make a consistent tree of this text (a kind for another kind):
+			// what matters is that it is a tree, with every node inside the text.
+			g.Root.Walk(func(n *Node) bool {
+				if n.Start < 0 || n.End < n.Start || int(n.End) > len(src) {
+					t.Errorf("byte %d ^ %#x: node %s at %d-%d outside the text", i, x, n.Kind(), n.Start, n.End)
+				}
+				return true
+			})
+		}
+	}
+	if TreeKey(src) == TreeKey(other) || TreeKey(src) != TreeKey(append([]byte(nil), src...)) {
+		t.Error("TreeKey is not a function of the text alone")
+	}
+}
