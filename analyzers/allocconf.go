@@ -340,15 +340,15 @@ func withoutComments(ns []*pyparse.Node) []*pyparse.Node {
 // addString appends one string literal; false (having added nothing) for a bytes
 // literal, which is no config.
 func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
-	raw := false
+	// The prefix is what comes before the opening quote (the tree keeps no string_start).
+	t := n.Text(f.Src)
+	prefix := strings.ToLower(t[:max(0, strings.IndexAny(t, `"'`))])
+	if strings.Contains(prefix, "b") {
+		return false
+	}
+	raw := strings.Contains(prefix, "r")
 	for _, c := range n.Children {
 		switch c.Kind() {
-		case "string_start":
-			prefix := strings.ToLower(strings.TrimRight(c.Text(f.Src), `"'`))
-			if strings.Contains(prefix, "b") {
-				return false
-			}
-			raw = strings.Contains(prefix, "r")
 		case "string_content":
 			pos := c.Start
 			for _, e := range c.Children {

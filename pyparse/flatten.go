@@ -109,7 +109,7 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	clear(kids)
 	kept := 0
 	for i := 0; i < n; i++ {
-		if flat[i].named == 0 && isPunct(uint16(flat[i].kind)) {
+		if isPunct(uint16(flat[i].kind)) {
 			continue
 		}
 		kept++
@@ -123,7 +123,7 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	for i := 0; i < n; i++ {
 		e := &flat[i]
 		kind := uint16(e.kind)
-		if e.named == 0 && isPunct(kind) {
+		if isPunct(kind) {
 			index[i] = -1
 			if checkErrors && e.missing != 0 {
 				row, _ := position(lines, int(e.start))

@@ -32,7 +32,7 @@ var (
 	// Symbol and field names, read once: looking a name up through cgo for every node was
 	// most of the cost of copying a tree.
 	kindNames  []string
-	punct      []bool // anonymous tokens the model never reads: brackets, commas, dots
+	punct      []bool // tokens the model never reads: brackets, commas, dots, a string's quotes
 	fieldNames []string
 )
 
@@ -48,6 +48,10 @@ func loadLanguage() {
 			switch kindNames[id] {
 			case "(", ")", "[", "]", "{", "}", ",", ".", ";", "=", "->", "\"", "'", "`", ":=":
 				punct[id] = !lang.NodeKindIsNamed(uint16(id))
+			case "string_start", "string_end":
+				// A string's opening and closing quotes (with its prefix): a tenth of the nodes
+				// of training code, and what they hold is the string's own text.
+				punct[id] = lang.NodeKindIsNamed(uint16(id))
 			}
 		}
 		fieldNames = make([]string, lang.FieldCount()+1)
@@ -134,7 +138,7 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	return f, nil
 }
 
-// isPunct reports anonymous punctuation, which the copy leaves out: it is most of a tree's
+// isPunct reports punctuation, which the copy leaves out: it is most of a tree's
 // nodes and nothing reads it (operators and keywords such as `%`, `==`, `not` are kept).
 func isPunct(id uint16) bool { return int(id) < len(punct) && punct[id] }
 

@@ -228,7 +228,7 @@ func convert(root *sitter.Node, f *File) *Node {
 	var slab []Node
 	mk := func(parent *Node) *Node {
 		tn := cur.Node()
-		if !tn.IsNamed() && isPunct(tn.KindId()) {
+		if isPunct(tn.KindId()) {
 			if checkErrors && tn.IsMissing() {
 				start := int(tn.StartByte())
 				row, _ := position(lines, start)

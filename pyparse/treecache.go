@@ -21,7 +21,7 @@ type TreeCache interface {
 
 // treeFormat names the layout of an encoded tree and what the parse keeps of a tree (which
 // nodes, which errors): change it whenever either changes.
-const treeFormat = "cachelint-tree-1"
+const treeFormat = "cachelint-tree-2"
 
 var (
 	grammarOnce sync.Once
