@@ -114,7 +114,8 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
 			// when cond is false.
 			stmts := a.exitStatements(m)
-			i := sort.Search(len(stmts), func(i int) bool { return stmts[i].Index >= child.Index })
+			at := child.Index()
+			i := sort.Search(len(stmts), func(i int) bool { return stmts[i].Index() >= at })
 			for i--; i >= 0; i-- {
 				s := stmts[i]
 				for _, c := range a.exits[s] {
@@ -254,7 +255,10 @@ func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
 	}
 	name := cond.Text(f.Src)
 	found := false
-	for s := exit.NextNamedSibling(); s != nil && !found; s = s.NextNamedSibling() {
+	for _, s := range exit.Following() {
+		if found {
+			break
+		}
 		s.Walk(func(n *pyparse.Node) bool {
 			if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 				return false
@@ -301,7 +305,7 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 			return nil // `if respawned(): continue` around the call goes round again
 		}
 		block := st.Parent
-		for n := st.NextNamedSibling(); n != nil; n = n.NextNamedSibling() {
+		for _, n := range st.Following() {
 			switch n.Kind() {
 			case "break_statement":
 				if !insideLoop(n, loopBody) { // a break leaves the innermost loop only

@@ -671,13 +671,13 @@ func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
 	if !statement(stmt) {
 		return nil, nil
 	}
-	for i := int(stmt.Index) - 1; i >= 0 && len(before) < span; i-- {
+	for i := stmt.Index() - 1; i >= 0 && len(before) < span; i-- {
 		if statement(kids[i]) {
 			before = append(before, kids[i])
 		}
 	}
 	slices.Reverse(before)
-	for i := int(stmt.Index) + 1; i < len(kids) && len(after) < span; i++ {
+	for i := stmt.Index() + 1; i < len(kids) && len(after) < span; i++ {
 		if statement(kids[i]) {
 			after = append(after, kids[i])
 		}
@@ -1072,7 +1072,7 @@ func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) stri
 			continue
 		}
 		sibs := n.Parent.Children
-		for i := int(n.Index) - 1; i >= 0; i-- {
+		for i := n.Index() - 1; i >= 0; i-- {
 			w := sibs[i]
 			if w.Kind() != "with_statement" || !alwaysExits(w.ChildByField("body")) {
 				continue

@@ -148,7 +148,6 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 		if p := int(e.parent); p >= 0 {
 			par := &nodes[index[p]]
 			nd.Parent = par
-			nd.Index = int32(len(par.Children))
 			par.Children = append(par.Children, nd)
 		}
 		if checkErrors && (nd.Kind() == "ERROR" || e.missing != 0) {

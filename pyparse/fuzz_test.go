@@ -68,7 +68,7 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 		}
 		prev := n.Start
 		for i, c := range n.Children {
-			if c.Parent != n || int(c.Index) != i {
+			if c.Parent != n || c.Index() != i {
 				t.Fatalf("%s child %d: parent or index link broken", n.Kind(), i)
 			}
 			if c.Start < prev || c.End > n.End {

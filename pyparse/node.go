@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -16,13 +17,35 @@ type Node struct {
 	Parent   *Node
 	Children []*Node
 	Row      int32 // 0-based start row
-	// Index is the node's position in Parent.Children.
-	Index int32
-	Named bool
+	Named    bool
 	// field is the node's field name in its parent, as an index into fieldNames (Field).
 	field uint8
 	// kind is the node's grammar symbol (Kind).
 	kind uint16
+}
+
+// Index is the node's position in Parent.Children (0 for a root), found by its offset:
+// siblings come in source order. Not a field: a node is most of a run's memory.
+func (n *Node) Index() int {
+	if n.Parent == nil {
+		return 0
+	}
+	kids := n.Parent.Children
+	lo, hi := 0, len(kids)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if kids[mid].Start < n.Start {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for i := lo; i < len(kids); i++ { // zero-width siblings share an offset
+		if kids[i] == n {
+			return i
+		}
+	}
+	return slices.Index(kids, n)
 }
 
 // Kind is the node's type in tree-sitter-python's grammar (`call`, `identifier`, `+`).
@@ -98,12 +121,21 @@ func (n *Node) HasChild(kind string) bool {
 	return false
 }
 
+// Following returns the siblings after n, in order (nil for a root): a loop over them costs
+// one Index, where a chain of NextNamedSibling calls costs one each.
+func (n *Node) Following() []*Node {
+	if n == nil || n.Parent == nil {
+		return nil
+	}
+	return n.Parent.Children[n.Index()+1:]
+}
+
 // PrevNamedSibling returns the closest named sibling before n.
 func (n *Node) PrevNamedSibling() *Node {
 	if n == nil || n.Parent == nil {
 		return nil
 	}
-	for i := int(n.Index) - 1; i >= 0; i-- {
+	for i := n.Index() - 1; i >= 0; i-- {
 		if c := n.Parent.Children[i]; c.Named {
 			return c
 		}
@@ -116,7 +148,7 @@ func (n *Node) NextNamedSibling() *Node {
 	if n == nil || n.Parent == nil {
 		return nil
 	}
-	for i := int(n.Index) + 1; i < len(n.Parent.Children); i++ {
+	for i := n.Index() + 1; i < len(n.Parent.Children); i++ {
 		if c := n.Parent.Children[i]; c.Named {
 			return c
 		}
@@ -135,39 +167,58 @@ func (n *Node) Contains(m *Node) bool {
 }
 
 // Walk calls fn for n and every descendant in source order; fn returns false to skip a
-// node's children. It climbs back through Parent and Index rather than keeping a stack, so
-// 10 000-deep nesting cannot overflow and a walk allocates nothing.
+// node's children. It keeps the child index of each level in a fixed array and climbs back
+// through Parent, so 10 000-deep nesting cannot overflow (below 48 levels a node's index is
+// found again from its offset) and a walk allocates nothing.
 func (n *Node) Walk(fn func(*Node) bool) {
+	w := walker{top: n}
 	for cur := n; cur != nil; {
-		if fn(cur) && len(cur.Children) > 0 {
-			cur = cur.Children[0]
-			continue
-		}
-		cur = cur.nextUnder(n)
+		cur = w.next(cur, fn(cur))
 	}
 }
 
-// nextUnder returns the node after n's subtree in a pre-order walk of top's, nil when n's
-// subtree ends top's.
-func (n *Node) nextUnder(top *Node) *Node {
-	for ; n != top; n = n.Parent {
-		if i := int(n.Index) + 1; i < len(n.Parent.Children) {
-			return n.Parent.Children[i]
+// walker is a pre-order walk's position below top: the child index taken at each level.
+type walker struct {
+	top   *Node
+	depth int
+	index [48]int32
+}
+
+// next returns the node after cur (into its children when descend), nil at the end.
+func (w *walker) next(cur *Node, descend bool) *Node {
+	if descend && len(cur.Children) > 0 {
+		if w.depth < len(w.index) {
+			w.index[w.depth] = 0
 		}
+		w.depth++
+		return cur.Children[0]
+	}
+	for cur != w.top {
+		d := w.depth - 1
+		var i int
+		if d < len(w.index) {
+			i = int(w.index[d])
+		} else {
+			i = cur.Index()
+		}
+		par := cur.Parent
+		if i+1 < len(par.Children) {
+			if d < len(w.index) {
+				w.index[d] = int32(i + 1)
+			}
+			return par.Children[i+1]
+		}
+		cur, w.depth = par, d
 	}
 	return nil
 }
 
 // Find returns the first node (in source order) under n for which match is true.
 func (n *Node) Find(match func(*Node) bool) *Node {
-	for cur := n; cur != nil; {
+	w := walker{top: n}
+	for cur := n; cur != nil; cur = w.next(cur, true) {
 		if match(cur) {
 			return cur
-		}
-		if len(cur.Children) > 0 {
-			cur = cur.Children[0]
-		} else {
-			cur = cur.nextUnder(n)
 		}
 	}
 	return nil
@@ -175,14 +226,10 @@ func (n *Node) Find(match func(*Node) bool) *Node {
 
 // FindOutside is Find that does not look inside the nodes below n for which skip is true.
 func (n *Node) FindOutside(match, skip func(*Node) bool) *Node {
-	for cur := n; cur != nil; {
+	w := walker{top: n}
+	for cur := n; cur != nil; cur = w.next(cur, len(cur.Children) > 0 && (cur == n || !skip(cur))) {
 		if match(cur) {
 			return cur
-		}
-		if len(cur.Children) > 0 && (cur == n || !skip(cur)) {
-			cur = cur.Children[0]
-		} else {
-			cur = cur.nextUnder(n)
 		}
 	}
 	return nil

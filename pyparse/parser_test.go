@@ -200,7 +200,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 					if n.Parent != nil {
 						par = int(n.Parent.Start)
 					}
-					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index))
+					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index()))
 					return true
 				}
 			}
@@ -252,7 +252,6 @@ func convert(root *sitter.Node, f *File) *Node {
 		n.Row = int32(row)
 		n.Parent = parent
 		if parent != nil {
-			n.Index = int32(len(parent.Children))
 			parent.Children = append(parent.Children, n)
 		}
 		if checkErrors && (n.Kind() == "ERROR" || tn.IsMissing()) {

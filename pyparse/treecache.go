@@ -156,7 +156,6 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 		if i > 0 {
 			par := &nodes[parents[i]]
 			n.Parent = par
-			n.Index = int32(len(par.Children))
 			par.Children = append(par.Children, n)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -84,7 +85,7 @@ func nodeDump(root *Node) string {
 			parent = index[n.Parent]
 		}
 		fmt.Fprintf(&b, "%d %s %q %v %d-%d row %d index %d parent %d children %d\n",
-			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index, parent, len(n.Children))
+			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index(), parent, len(n.Children))
 		return true
 	})
 	return b.String()
@@ -166,5 +167,57 @@ func TestTreeDecodeRejects(t *testing.T) {
 	}
 	if TreeKey(src) == TreeKey(other) || TreeKey(src) != TreeKey(append([]byte(nil), src...)) {
 		t.Error("TreeKey is not a function of the text alone")
+	}
+}
+
+// TestWalkOrder holds Walk, Find and FindOutside to a recursive pre-order walk, on trees
+// deeper than the levels a walk keeps indexes for.
+func TestWalkOrder(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, depth := range []int{1, 47, 48, 49, 120} {
+		src := "x = " + strings.Repeat("[1, ", depth) + "2" + strings.Repeat(", 3]", depth) + "\ny = f(a)(b)\n"
+		f, err := p.Parse(context.Background(), "deep.py", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []*Node
+		var rec func(n *Node, skip func(*Node) bool)
+		rec = func(n *Node, skip func(*Node) bool) {
+			want = append(want, n)
+			if n != f.Root && skip != nil && skip(n) {
+				return
+			}
+			for _, c := range n.Children {
+				rec(c, skip)
+			}
+		}
+		rec(f.Root, nil)
+		var got []*Node
+		f.Root.Walk(func(n *Node) bool { got = append(got, n); return true })
+		if !slices.Equal(got, want) {
+			t.Fatalf("depth %d: Walk visited %d nodes, a recursive walk %d, or in another order", depth, len(got), len(want))
+		}
+		for i, n := range want {
+			if found := f.Root.Find(func(m *Node) bool { return m == n }); found != n {
+				t.Fatalf("depth %d: Find missed node %d (%s)", depth, i, n.Kind())
+			}
+		}
+		// Skipping every list below the outermost: what is left is what a pruned recursive
+		// walk visits, and the last of it is found.
+		skip := func(n *Node) bool { return n.Kind() == "list" && n.Parent.Kind() == "list" }
+		want = want[:0]
+		rec(f.Root, skip)
+		last := want[len(want)-1]
+		if found := f.Root.FindOutside(func(m *Node) bool { return m == last }, skip); found != last {
+			t.Fatalf("depth %d: FindOutside missed the last node a pruned walk visits", depth)
+		}
+		inner := f.Root.Find(func(m *Node) bool { return m.Kind() == "integer" && m.Text(f.Src) == "2" })
+		if f.Root.FindOutside(func(m *Node) bool { return m == inner }, skip) != nil && depth > 1 {
+			t.Fatalf("depth %d: FindOutside looked inside a skipped list", depth)
+		}
 	}
 }
