@@ -94,7 +94,7 @@ func (pr *project) findings(enabled map[string]bool) *report.Report {
 	suppressed := func(file, code string, line int) bool {
 		d, ok := directives[file]
 		if !ok {
-			d = suppress.Parse(pr.source(file))
+			d = suppress.ParseDirectives(pr.source(file))
 			directives[file] = d
 		}
 		if d.Suppressed(code, line) {
