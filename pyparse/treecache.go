@@ -104,16 +104,21 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 		return nil, errCorruptTree
 	}
 	f = &File{Path: path, Src: src}
+	// Each error takes at least 3 bytes and each node 5: counts beyond what the rest of the
+	// entry can hold are garbage, refused before anything is allocated for them.
 	nerr := d.uvarint()
-	if nerr > uint64(len(data)) {
+	if nerr > uint64(len(data)-d.pos)/3 {
 		return nil, errCorruptTree
 	}
 	for range nerr {
 		line, col := int(d.uvarint()), int(d.uvarint())
 		f.Errors = append(f.Errors, SyntaxError{Line: line, Col: col, Msg: string(d.bytes(int(d.uvarint())))})
+		if d.err != nil {
+			return nil, errCorruptTree
+		}
 	}
 	count := int(d.uvarint())
-	if count < 1 || count > len(data) || d.err != nil {
+	if count < 1 || count > (len(data)-d.pos)/5+1 || d.err != nil {
 		return nil, errCorruptTree
 	}
 	lines := lineStarts(src)

@@ -2,6 +2,7 @@ package pyparse
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -164,6 +165,17 @@ func TestTreeDecodeRejects(t *testing.T) {
 				return true
 			})
 		}
+	}
+	// Counts larger than the entry can hold are refused before anything is allocated.
+	huge := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 0)
+	for _, tail := range [][]byte{binary.AppendUvarint(nil, 1<<40), binary.AppendUvarint(nil, uint64(len(data)))} {
+		if _, err := DecodeTree("t.py", src, append(append([]byte(nil), huge...), tail...)); err == nil {
+			t.Error("a node count the entry cannot hold decoded")
+		}
+	}
+	errs := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 1<<40)
+	if _, err := DecodeTree("t.py", src, errs); err == nil {
+		t.Error("an error count the entry cannot hold decoded")
 	}
 	if TreeKey(src) == TreeKey(other) || TreeKey(src) != TreeKey(append([]byte(nil), src...)) {
 		t.Error("TreeKey is not a function of the text alone")
