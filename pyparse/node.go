@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -31,16 +32,8 @@ func (n *Node) Index() int {
 		return 0
 	}
 	kids := n.Parent.Children
-	lo, hi := 0, len(kids)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if kids[mid].Start < n.Start {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	for i := lo; i < len(kids); i++ { // zero-width siblings share an offset
+	i, _ := slices.BinarySearchFunc(kids, n.Start, func(k *Node, start int32) int { return cmp.Compare(k.Start, start) })
+	for ; i < len(kids) && kids[i].Start == n.Start; i++ { // zero-width siblings share an offset
 		if kids[i] == n {
 			return i
 		}

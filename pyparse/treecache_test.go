@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -166,11 +167,21 @@ func TestTreeDecodeRejects(t *testing.T) {
 			})
 		}
 	}
-	// Counts larger than the entry can hold are refused before anything is allocated.
-	huge := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 0)
-	for _, tail := range [][]byte{binary.AppendUvarint(nil, 1<<40), binary.AppendUvarint(nil, uint64(len(data)))} {
-		if _, err := DecodeTree("t.py", src, append(append([]byte(nil), huge...), tail...)); err == nil {
+	// Counts larger than the entry can hold are refused before anything is allocated for
+	// them: an entry of 4 MB of zeros claiming 4 M nodes (each takes at least 5 bytes) would
+	// otherwise cost some 300 MB before its first node failed to decode.
+	head := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 0)
+	padded := append(binary.AppendUvarint(append([]byte(nil), head...), 4<<20), make([]byte, 4<<20)...)
+	for _, entry := range [][]byte{binary.AppendUvarint(append([]byte(nil), head...), 1<<40), padded} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := DecodeTree("t.py", src, entry)
+		runtime.ReadMemStats(&after)
+		if err == nil {
 			t.Error("a node count the entry cannot hold decoded")
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("refusing a node count of a %d-byte entry allocated %d MB", len(entry), grew>>20)
 		}
 	}
 	errs := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 1<<40)
