@@ -198,8 +198,8 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 				return true
 			}
 			environ := false
-			if d := n.Parent; d != nil && d.Kind() == "dictionary" && d.Parent != nil && d.Parent.Kind() == "argument_list" {
-				if call := d.Parent.Parent; call != nil && call.Kind() == "call" {
+			if d := n.Parent(); d != nil && d.Kind() == "dictionary" && d.Parent() != nil && d.Parent().Kind() == "argument_list" {
+				if call := d.Parent().Parent(); call != nil && call.Kind() == "call" {
 					if c := f.CallOf(call); c != nil && g.Project.qualifiedCallee(f, c) == "os.environ.update" {
 						environ = true
 					}
@@ -347,11 +347,11 @@ func (lv *litValue) addString(f *pyparse.File, n *pyparse.Node) bool {
 		return false
 	}
 	raw := strings.Contains(prefix, "r")
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		switch c.Kind() {
 		case "string_content":
 			pos := c.Start
-			for _, e := range c.Children {
+			for e := range c.Children() {
 				if e.Kind() != "escape_sequence" && e.Kind() != "escape_interpolation" {
 					continue
 				}
@@ -629,7 +629,7 @@ func (w *orderWalker) walk(n *pyparse.Node, depth int) {
 			w.torch = n
 		}
 	}
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		w.walk(c, depth)
 	}
 	for _, s := range w.settings[n] {

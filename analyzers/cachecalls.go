@@ -374,7 +374,7 @@ func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
 // epoch loop (the cheap, syntactic part of Classify's judgement: enough to decide whether
 // the function's callers must be found).
 func inOwnLoop(f *pyparse.File, n *pyparse.Node) bool {
-	for m := n.Parent; m != nil; m = m.Parent {
+	for m := n.Parent(); m != nil; m = m.Parent() {
 		switch m.Kind() {
 		case "for_statement":
 			iter, target := m.ChildByField("right").Text(f.Src), m.ChildByField("left").Text(f.Src)

@@ -108,7 +108,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 	lc := &localContext{Function: f.EnclosingFunction(call)}
 	child := call
 	var pendingGates []*gate
-	for m := call.Parent; m != nil; child, m = m, m.Parent {
+	for m := call.Parent(); m != nil; child, m = m, m.Parent() {
 		switch m.Kind() {
 		case "block", "module":
 			// `if cond: return` (or continue, break, raise) before the call: it runs only
@@ -168,7 +168,7 @@ func (a *classifier) contextOf(f *pyparse.File, call *pyparse.Node) *localContex
 				lc.Finally = true
 			}
 		case "except_clause", "except_group_clause":
-			h := &handler{Node: m, Try: m.Parent, Kind: exceptKindOf(f, m)}
+			h := &handler{Node: m, Try: m.Parent(), Kind: exceptKindOf(f, m)}
 			for _, c := range m.NamedChildren() {
 				if c.Kind() != "block" {
 					h.Type = exceptType(c, f.Src)
@@ -196,7 +196,7 @@ func (a *classifier) exitStatements(block *pyparse.Node) []*pyparse.Node {
 		return stmts
 	}
 	var stmts []*pyparse.Node
-	for _, c := range block.Children {
+	for c := range block.Children() {
 		if !c.Named {
 			continue
 		}
@@ -255,7 +255,7 @@ func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
 	}
 	name := cond.Text(f.Src)
 	found := false
-	for _, s := range exit.Following() {
+	for s := range exit.Following() {
 		if found {
 			break
 		}
@@ -280,7 +280,7 @@ func refilled(f *pyparse.File, exit, cond *pyparse.Node) string {
 // enclosingLoopOrBody is the innermost loop around n in its function, or the function's
 // body (the module at top level) when no loop is.
 func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
-	for m := n.Parent; m != nil; m = m.Parent {
+	for m := n.Parent(); m != nil; m = m.Parent() {
 		switch m.Kind() {
 		case "for_statement", "while_statement":
 			return m
@@ -300,12 +300,12 @@ func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 // loop may run the call again.
 func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	st := call.Statement()
-	for st != nil && st.Parent != nil && st.Parent.Kind() == "block" {
+	for st != nil && st.Parent() != nil && st.Parent().Kind() == "block" {
 		if continues(st) {
 			return nil // `if respawned(): continue` around the call goes round again
 		}
-		block := st.Parent
-		for _, n := range st.Following() {
+		block := st.Parent()
+		for n := range st.Following() {
 			switch n.Kind() {
 			case "break_statement":
 				if !insideLoop(n, loopBody) { // a break leaves the innermost loop only
@@ -323,9 +323,9 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 			return nil
 		}
 		// Up to the compound statement that holds this block (an if, a try, a with).
-		up := block.Parent
-		for up != nil && up.Parent != nil && up.Parent.Kind() != "block" {
-			up = up.Parent
+		up := block.Parent()
+		for up != nil && up.Parent() != nil && up.Parent().Kind() != "block" {
+			up = up.Parent()
 		}
 		st = up
 	}
@@ -345,9 +345,9 @@ func continues(st *pyparse.Node) bool {
 // caughtWithin reports a block inside the body of a try statement that has an except clause,
 // at or below loopBody: a raise there may be caught before it leaves the loop.
 func caughtWithin(block, loopBody *pyparse.Node) bool {
-	for n := block; n != nil && n != loopBody; n = n.Parent {
-		if n.Kind() == "block" && n.Field() == "body" && n.Parent != nil && n.Parent.Kind() == "try_statement" &&
-			n.Parent.HasChild("except_clause") {
+	for n := block; n != nil && n != loopBody; n = n.Parent() {
+		if n.Kind() == "block" && n.Field() == "body" && n.Parent() != nil && n.Parent().Kind() == "try_statement" &&
+			n.Parent().HasChild("except_clause") {
 			return true
 		}
 	}
@@ -625,9 +625,9 @@ func (a *classifier) condKind(f *pyparse.File, cond *pyparse.Node, negate bool, 
 // False` runs as often as the places that set it, here under a save gate. It reports the
 // gate the flag stands for, and whether it could tell.
 func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, depth int) (gateKind, bool) {
-	ifStmt := flag.Parent
+	ifStmt := flag.Parent()
 	for ifStmt != nil && (ifStmt.Kind() == "not_operator" || ifStmt.Kind() == "parenthesized_expression") {
-		ifStmt = ifStmt.Parent
+		ifStmt = ifStmt.Parent()
 	}
 	fn := f.EnclosingFunction(flag)
 	if ifStmt == nil || ifStmt.Kind() != "if_statement" || fn == nil {
@@ -658,7 +658,7 @@ func (a *classifier) latch(f *pyparse.File, flag *pyparse.Node, negate bool, dep
 	kind := gateKind(-1)
 	for _, set := range sets {
 		g := noGate
-		for m := set.Parent; m != nil && m != fn.Body; m = m.Parent {
+		for m := set.Parent(); m != nil && m != fn.Body; m = m.Parent() {
 			if m.Kind() == "if_statement" && !m.Contains(flag) {
 				if c := m.ChildByField("condition"); c != nil && m.ChildByField("consequence").Contains(set) {
 					g, _, _ = a.condKind(f, c, false, depth+1)
@@ -699,7 +699,7 @@ func (a *classifier) bindingsOf(f *pyparse.File) map[string][]binding {
 			return
 		case "function_definition", "class_definition":
 			body := n.ChildByField("body")
-			for _, c := range n.Children {
+			for c := range n.Children() {
 				if c == body {
 					walk(c, body, false)
 				}
@@ -712,7 +712,7 @@ func (a *classifier) bindingsOf(f *pyparse.File) map[string][]binding {
 			}
 		}
 		loop := inLoop || n.Kind() == "for_statement" || n.Kind() == "while_statement"
-		for _, c := range n.Children {
+		for c := range n.Children() {
 			walk(c, scope, loop)
 		}
 	}
@@ -750,7 +750,7 @@ func (a *classifier) lastAssignment(f *pyparse.File, name *pyparse.Node) *pypars
 // changeDetection reports `if bucket != current:` whose body rebinds one side of the test
 // (`current = bucket`): the call runs when the value changes, not on every iteration.
 func changeDetection(f *pyparse.File, cond *pyparse.Node) bool {
-	ifStmt := cond.Parent
+	ifStmt := cond.Parent()
 	if ifStmt == nil || ifStmt.Kind() != "if_statement" {
 		return false
 	}
@@ -828,7 +828,7 @@ func (a *classifier) boolSwitch(f *pyparse.File, name *pyparse.Node, depth int) 
 			return false
 		}
 		// The nearest condition above the assignment must itself be a switch.
-		for m := b.node.Parent; m != nil && m != fn.Body; m = m.Parent {
+		for m := b.node.Parent(); m != nil && m != fn.Body; m = m.Parent() {
 			if m.Kind() == "if_statement" || m.Kind() == "elif_clause" {
 				if c := m.ChildByField("condition"); c != nil && !a.switchCond(f, c) {
 					return false
@@ -849,7 +849,7 @@ func (a *classifier) moduleSwitch(f *pyparse.File, name string) bool {
 		if !boolAssignment(b.node) || b.inLoop {
 			return false
 		}
-		if st := b.node.Parent; st != nil && st.Parent == f.Root {
+		if st := b.node.Parent(); st != nil && st.Parent() == f.Root {
 			top = true
 		}
 	}
@@ -999,7 +999,7 @@ func loopVarCompared(f *pyparse.File, cond *pyparse.Node) bool {
 		}
 	}
 	name := left.Text(f.Src)
-	for m := cond.Parent; m != nil && m.Kind() != "function_definition"; m = m.Parent {
+	for m := cond.Parent(); m != nil && m.Kind() != "function_definition"; m = m.Parent() {
 		if m.Kind() != "for_statement" {
 			continue
 		}

@@ -170,7 +170,7 @@ func checkHandler(pass *driver.Pass, g *CallGraph, f *pyparse.File, clause *pypa
 		return // cannot catch an OOM
 	}
 	body := handlerBody(clause)
-	try := clause.Parent
+	try := clause.Parent()
 	if body == nil || try == nil || try.Kind() != "try_statement" {
 		return
 	}
@@ -220,9 +220,9 @@ func handlerBody(clause *pyparse.Node) *pyparse.Node {
 // else clause), and the handler lets the loop go round again (no raise, return or break of
 // its own).
 func retryLoop(try, handler *pyparse.Node) bool {
-	loop := try.Parent
+	loop := try.Parent()
 	if loop != nil && loop.Kind() == "block" {
-		loop = loop.Parent
+		loop = loop.Parent()
 	}
 	if loop == nil || (loop.Kind() != "for_statement" && loop.Kind() != "while_statement") {
 		return false
@@ -247,7 +247,7 @@ func retryLoop(try, handler *pyparse.Node) bool {
 
 // insideLoop reports whether m sits in a loop nested inside top (its break ends that loop).
 func insideLoop(m, top *pyparse.Node) bool {
-	for p := m.Parent; p != nil && p != top; p = p.Parent {
+	for p := m.Parent(); p != nil && p != top; p = p.Parent() {
 		if p.Kind() == "for_statement" || p.Kind() == "while_statement" {
 			return true
 		}
@@ -387,7 +387,7 @@ func afterClear(call, clear, handler *pyparse.Node) bool {
 	if call.Start >= clear.End {
 		return true
 	}
-	for m := clear.Parent; m != nil && m != handler; m = m.Parent {
+	for m := clear.Parent(); m != nil && m != handler; m = m.Parent() {
 		if (m.Kind() == "for_statement" || m.Kind() == "while_statement") && m.Contains(call) {
 			return true
 		}
@@ -561,7 +561,7 @@ func reportTooBroad(pass *driver.Pass, f *pyparse.File, clause *pyparse.Node, k 
 	msg := fmt.Sprintf("%s catches more than OOM: it calls %s and retries for %s (shape errors, device-side asserts, NCCL failures), which hides the real error behind a retry", caught, how, every)
 	header := clause
 	end := clause.Start
-	for _, c := range clause.Children {
+	for c := range clause.Children() {
 		if c.Kind() == ":" {
 			end = c.End
 			break
@@ -597,7 +597,7 @@ func narrowExceptFix(f *pyparse.File, clause *pyparse.Node, k exceptKind) (*driv
 	}
 	fix := &driver.Fix{Message: "catch " + name + " instead"}
 	if k.bare {
-		for _, c := range clause.Children {
+		for c := range clause.Children() {
 			if c.Kind() == "except" {
 				fix.Edits = []driver.Edit{{Pos: f.Pos(int(c.End)), End: f.Pos(int(c.End)), NewText: " " + name}}
 				return fix, true
@@ -645,5 +645,5 @@ func oomTypeSpelling(f *pyparse.File) string {
 }
 
 func atModuleLevel(n *pyparse.Node) bool {
-	return n != nil && n.Parent != nil && n.Parent.Kind() == "module"
+	return n != nil && n.Parent() != nil && n.Parent().Kind() == "module"
 }

@@ -663,23 +663,23 @@ func hasOOMHandler(f *pyparse.File, loopNode *pyparse.Node) bool {
 // It steps out from the call's statement, so its cost is the span, not the block.
 func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
 	stmt := call.Statement()
-	if stmt == nil || stmt.Parent == nil {
+	if stmt == nil || stmt.Parent() == nil {
 		return nil, nil
 	}
-	kids := stmt.Parent.Children
+	block := stmt.Parent()
 	statement := func(c *pyparse.Node) bool { return c.Named && c.Kind() != "comment" }
 	if !statement(stmt) {
 		return nil, nil
 	}
 	for i := stmt.Index() - 1; i >= 0 && len(before) < span; i-- {
-		if statement(kids[i]) {
-			before = append(before, kids[i])
+		if statement(block.Child(i)) {
+			before = append(before, block.Child(i))
 		}
 	}
 	slices.Reverse(before)
-	for i := stmt.Index() + 1; i < len(kids) && len(after) < span; i++ {
-		if statement(kids[i]) {
-			after = append(after, kids[i])
+	for i := stmt.Index() + 1; i < block.ChildCount() && len(after) < span; i++ {
+		if statement(block.Child(i)) {
+			after = append(after, block.Child(i))
 		}
 	}
 	return before, after
@@ -710,12 +710,12 @@ func (a *classifier) modelSwitchNearby(f *pyparse.File, call *pyparse.Node, wide
 			return why
 		}
 		stmt := n.Statement()
-		if stmt == nil || stmt.Parent == nil || stmt.Parent.Parent == nil {
+		if stmt == nil || stmt.Parent() == nil || stmt.Parent().Parent() == nil {
 			return ""
 		}
-		outer := stmt.Parent.Parent // the block's owner: if/elif/else/with/try/loop/def
-		for outer != nil && outer.Parent != nil && (outer.Kind() == "elif_clause" || outer.Kind() == "else_clause" || outer.Kind() == "except_clause" || outer.Kind() == "finally_clause") {
-			outer = outer.Parent
+		outer := stmt.Parent().Parent() // the block's owner: if/elif/else/with/try/loop/def
+		for outer != nil && outer.Parent() != nil && (outer.Kind() == "elif_clause" || outer.Kind() == "else_clause" || outer.Kind() == "except_clause" || outer.Kind() == "finally_clause") {
+			outer = outer.Parent()
 		}
 		if outer == nil || outer.Kind() == "while_statement" || outer.Kind() == "function_definition" || outer.Kind() == "module" ||
 			outer.Kind() == "for_statement" && !repeatLoop(f, outer) {
@@ -748,7 +748,7 @@ func repeatLoop(f *pyparse.File, loop *pyparse.Node) bool {
 // into VRAM), or "".
 func (a *classifier) loadingManager(f *pyparse.File, with *pyparse.Node) string {
 	why := ""
-	for _, c := range with.Children {
+	for c := range with.Children() {
 		if c.Kind() != "with_clause" {
 			continue
 		}
@@ -1064,16 +1064,15 @@ func deleteTargets(n *pyparse.Node, src []byte) []string {
 // manager: `with ignore_oom(): return f(x)`, then clear and call f again.
 func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) string {
 	scope := f.EnclosingFunction(call)
-	for n := call; n != nil && n.Parent != nil; n = n.Parent {
+	for n := call; n != nil && n.Parent() != nil; n = n.Parent() {
 		if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
 			return ""
 		}
-		if n.Parent.Kind() != "block" && n.Parent.Kind() != "module" {
+		if n.Parent().Kind() != "block" && n.Parent().Kind() != "module" {
 			continue
 		}
-		sibs := n.Parent.Children
 		for i := n.Index() - 1; i >= 0; i-- {
-			w := sibs[i]
+			w := n.Parent().Child(i)
 			if w.Kind() != "with_statement" || !alwaysExits(w.ChildByField("body")) {
 				continue
 			}
@@ -1460,7 +1459,7 @@ func (a *classifier) oomFlag(f *pyparse.File, g *gate) string {
 		}
 		var clause *pyparse.Node
 		oomTest := false
-		for m := b.node.Parent; m != nil && m != scope; m = m.Parent {
+		for m := b.node.Parent(); m != nil && m != scope; m = m.Parent() {
 			if m.Kind() == "if_statement" {
 				if c := m.ChildByField("condition"); c != nil && (reOOMCheck.MatchString(c.Text(f.Src)) || strings.Contains(c.Text(f.Src), "OutOfMemoryError")) {
 					oomTest = true
@@ -1509,7 +1508,7 @@ func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 			v = n.NamedChildren()[0]
 		}
 	}
-	ifs := g.Node.Parent
+	ifs := g.Node.Parent()
 	if v == nil || v.Kind() != "identifier" || ifs == nil || ifs.Kind() != "if_statement" {
 		return ""
 	}

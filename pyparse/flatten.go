@@ -77,9 +77,11 @@ import (
 // file to file, so a run does not allocate and fault in about 40 bytes per tree-sitter node
 // of every file it parses (a 1 MB file has some 250,000) only to drop them.
 type scratch struct {
-	flat  []C.cl_flat
-	index []int32 // flat index -> index in nodes, -1 for dropped punctuation
-	kids  []int32 // flat index -> number of children kept
+	flat    []C.cl_flat
+	index   []int32 // flat index -> pre-order index among the nodes kept, -1 for dropped punctuation
+	parents []int32 // kept node -> its parent's pre-order index (arrange)
+	kids    []int32 // kept node -> number of children kept
+	pos     []int32 // kept node -> its element in the tree's array
 }
 
 // grow returns buf with length n, reusing its array when it is large enough.
@@ -102,38 +104,39 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	sc.index = grow(sc.index, n)
 	index := sc.index
 	checkErrors := root.HasError()
-	// The nodes and the children slices are cut from two arrays sized by a first count:
-	// punctuation, left out, is some 30% of a tree's nodes (unsloth: 2.9 M of which 2.1 M kept).
-	sc.kids = grow(sc.kids, n)
-	kids := sc.kids
-	clear(kids)
-	kept := 0
+	// Punctuation, left out, is some 30% of a tree's nodes (unsloth: 2.9 M of which 2.1 M
+	// kept); it is always a leaf, so every kept node's parent is kept.
+	sc.parents, sc.kids = grow(sc.parents, n), grow(sc.kids, n)
+	parents, kids := sc.parents, sc.kids
+	kept := int32(0)
 	for i := 0; i < n; i++ {
 		if isPunct(uint16(flat[i].kind)) {
+			index[i] = -1
 			continue
 		}
-		kept++
+		index[i], kids[kept] = kept, 0
 		if p := int(flat[i].parent); p >= 0 {
-			kids[p]++
+			parents[kept] = index[p]
+			kids[index[p]]++
 		}
+		kept++
 	}
-	nodes := make([]Node, 0, kept)
-	backing := make([]*Node, kept)
+	nodes := make([]Node, kept)
+	sc.pos = grow(sc.pos, int(kept))
+	pos := sc.pos
+	arrange(nodes, parents[:kept], kids[:kept], pos)
 	row := 0
 	for i := 0; i < n; i++ {
 		e := &flat[i]
 		kind := uint16(e.kind)
-		if isPunct(kind) {
-			index[i] = -1
+		if index[i] < 0 {
 			if checkErrors && e.missing != 0 {
 				row, _ := position(lines, int(e.start))
 				f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, int(e.start)), Msg: "missing " + symbolName(kind)})
 			}
 			continue
 		}
-		index[i] = int32(len(nodes))
-		nodes = append(nodes, Node{})
-		nd := &nodes[len(nodes)-1]
+		nd := &nodes[pos[index[i]]]
 		nd.kind = kind
 		nd.Named = e.named != 0
 		if fid := int(e.field); fid < len(fieldNames) {
@@ -142,14 +145,6 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 		nd.Start, nd.End = int32(e.start), int32(e.end)
 		row = rowFrom(lines, int(nd.Start), row)
 		nd.Row = int32(row)
-		if k := int(kids[i]); k > 0 {
-			nd.Children, backing = backing[:0:k], backing[k:]
-		}
-		if p := int(e.parent); p >= 0 {
-			par := &nodes[index[p]]
-			nd.Parent = par
-			par.Children = append(par.Children, nd)
-		}
 		if checkErrors && (nd.Kind() == "ERROR" || e.missing != 0) {
 			msg := "invalid syntax"
 			if nd.Kind() != "ERROR" {

@@ -12,7 +12,7 @@ import (
 
 // FuzzParse feeds arbitrary bytes to the parser and checks what every analyzer relies on:
 // no panic, a tree whose nodes lie inside the source and inside their parents in order,
-// parent and index links that agree, rows that agree with Position, a model whose calls,
+// parent, index and sibling links that agree, rows that agree with Position, a model whose calls,
 // functions and classes point into the tree, and a prefilter that finds a name exactly when
 // the text holds it as a whole identifier (its Bloom signature never forgets one).
 //
@@ -67,9 +67,28 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 			t.Fatalf("%s at byte %d: row says line %d, Position says %d", n.Kind(), n.Start, n.Line(), line)
 		}
 		prev := n.Start
-		for i, c := range n.Children {
-			if c.Parent != n || c.Index() != i {
-				t.Fatalf("%s child %d: parent or index link broken", n.Kind(), i)
+		kids := slices.Collect(n.Children())
+		if len(kids) != n.ChildCount() {
+			t.Fatalf("%s: Children yields %d, ChildCount says %d", n.Kind(), len(kids), n.ChildCount())
+		}
+		for i, c := range kids {
+			if c.Parent() != n || c.Index() != i || n.Child(i) != c {
+				t.Fatalf("%s child %d: parent, index or Child link broken", n.Kind(), i)
+			}
+			if !slices.Equal(slices.Collect(c.Following()), kids[i+1:]) {
+				t.Fatalf("%s child %d: Following is not the children after it", n.Kind(), i)
+			}
+			var before, after *Node
+			for _, k := range kids[:i] {
+				if k.Named {
+					before = k
+				}
+			}
+			if j := slices.IndexFunc(kids[i+1:], func(k *Node) bool { return k.Named }); j >= 0 {
+				after = kids[i+1+j]
+			}
+			if c.PrevNamedSibling() != before || c.NextNamedSibling() != after {
+				t.Fatalf("%s child %d: wrong named sibling", n.Kind(), i)
 			}
 			if c.Start < prev || c.End > n.End {
 				t.Fatalf("%s child %s [%d,%d) out of order or outside [%d,%d)", n.Kind(), c.Kind(), c.Start, c.End, prev, n.End)
@@ -77,6 +96,9 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 			prev = c.Start
 			visit(c)
 		}
+	}
+	if f.Root.Parent() != nil || f.Root.Index() != 0 || f.Root.NextNamedSibling() != nil || f.Root.PrevNamedSibling() != nil {
+		t.Fatal("the root has a parent or siblings")
 	}
 	visit(f.Root)
 	return seen

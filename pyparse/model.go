@@ -108,7 +108,7 @@ func (f *File) ClassOf(n *Node) *Class { return f.classByNode[n] }
 // EnclosingFunction returns the innermost function whose body contains n (nil at module level).
 // Lambdas are transparent.
 func (f *File) EnclosingFunction(n *Node) *Function {
-	for m := n.Parent; m != nil; m = m.Parent {
+	for m := n.Parent(); m != nil; m = m.Parent() {
 		if m.Kind() == "function_definition" {
 			return f.funcByNode[m]
 		}
@@ -176,8 +176,8 @@ func (f *File) buildModel(root *Node) {
 			}
 		case "with_item":
 			if v := n.ChildByField("value"); v != nil {
-				if v.Kind() == "as_pattern" && len(v.Children) > 0 {
-					v = v.Children[0]
+				if v.Kind() == "as_pattern" && v.ChildCount() > 0 {
+					v = v.Child(0)
 				}
 				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
 			}
@@ -194,8 +194,8 @@ func (f *File) buildModel(root *Node) {
 				scope = joinScope(scope, name.Text(src))
 			}
 		}
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, frame{n: n.Children[i], fn: fn, scope: scope})
+		for i := n.ChildCount() - 1; i >= 0; i-- {
+			stack = append(stack, frame{n: n.Child(i), fn: fn, scope: scope})
 		}
 	}
 }
@@ -293,21 +293,21 @@ func paramName(p *Node, src []byte) string {
 // decorated_definition), or nil for plain and nested functions.
 func definingClass(def *Node) *Node {
 	n := def
-	if n.Parent != nil && n.Parent.Kind() == "decorated_definition" {
-		n = n.Parent
+	if n.Parent() != nil && n.Parent().Kind() == "decorated_definition" {
+		n = n.Parent()
 	}
-	if n.Parent != nil && n.Parent.Kind() == "block" && n.Parent.Parent != nil && n.Parent.Parent.Kind() == "class_definition" {
-		return n.Parent.Parent
+	if n.Parent() != nil && n.Parent().Kind() == "block" && n.Parent().Parent() != nil && n.Parent().Parent().Kind() == "class_definition" {
+		return n.Parent().Parent()
 	}
 	return nil
 }
 
 func decorators(def *Node) []*Node {
-	if def.Parent == nil || def.Parent.Kind() != "decorated_definition" {
+	if def.Parent() == nil || def.Parent().Kind() != "decorated_definition" {
 		return nil
 	}
 	var out []*Node
-	for _, c := range def.Parent.Children {
+	for c := range def.Parent().Children() {
 		if c.Kind() == "decorator" {
 			out = append(out, c)
 		}
@@ -335,7 +335,7 @@ func (f *File) addImportFrom(n *Node) {
 	module, level := "", 0
 	if mod != nil {
 		if mod.Kind() == "relative_import" {
-			for _, c := range mod.Children {
+			for c := range mod.Children() {
 				switch c.Kind() {
 				case "import_prefix":
 					level = strings.Count(c.Text(f.Src), ".")
@@ -350,7 +350,7 @@ func (f *File) addImportFrom(n *Node) {
 		module = "__future__"
 	}
 	prefix := strings.Repeat(".", level)
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		if c.Kind() == "wildcard_import" {
 			f.StarImports = append(f.StarImports, Import{Local: "*", Qualified: prefix + module, Module: module, Level: level, Name: "*", Node: n})
 		}

@@ -1,44 +1,120 @@
 package pyparse
 
 import (
-	"cmp"
-	"slices"
+	"fmt"
+	"iter"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Node is a Go copy of one tree-sitter node. Kinds and field names are tree-sitter-python's
 // (`for_statement`, `call`, `attribute`, field `body`, ...). Anonymous nodes (keywords,
 // operators) are kept with Named false, so operators such as `%` or `==` can be read;
-// punctuation is left out. Children holds both kinds in source order. Nodes are most of
-// the memory of a run, so they carry only what is read: columns come from File.Position.
+// punctuation is left out. Children yields both kinds in source order. Columns come from
+// File.Position.
+//
+// Nodes are most of the memory of a run, so a tree is one array of them without pointers
+// (the collector never scans it), laid out so that each node's children are consecutive
+// elements: a node finds its parent and children by its distance to them in that array.
+// A Node is therefore only ever used where its tree put it, through a *Node; copying one
+// (which vet reports) would cut it from its tree.
 type Node struct {
-	Start    int32 // byte offset
-	End      int32 // byte offset, exclusive
-	Parent   *Node
-	Children []*Node
-	Row      int32 // 0-based start row
-	Named    bool
-	// field is the node's field name in its parent, as an index into fieldNames (Field).
-	field uint8
+	_     noCopy
+	Start int32 // byte offset
+	End   int32 // byte offset, exclusive
+	Row   int32 // 0-based start row
+	// up is the distance back to the parent in the tree's array, 0 for a root; down the
+	// distance forward to the first child, count the number of children.
+	up, down, count int32
 	// kind is the node's grammar symbol (Kind).
 	kind uint16
+	// field is the node's field name in its parent, as an index into fieldNames (Field).
+	field uint8
+	Named bool
 }
 
-// Index is the node's position in Parent.Children (0 for a root), found by its offset:
-// siblings come in source order. Not a field: a node is most of a run's memory.
-func (n *Node) Index() int {
-	if n.Parent == nil {
+// noCopy makes vet's copylocks check report a Node copied by value.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// nodeSize is the distance between two elements of a tree's array.
+const nodeSize = int(unsafe.Sizeof(Node{}))
+
+// at is the node d elements after n in its tree's array (before it when d < 0): d always
+// comes from the tree's own distances, so the result lies inside the same array.
+func (n *Node) at(d int32) *Node {
+	return (*Node)(unsafe.Add(unsafe.Pointer(n), int(d)*nodeSize))
+}
+
+// Parent is the node's parent, nil for a root.
+func (n *Node) Parent() *Node {
+	if n == nil || n.up == 0 {
+		return nil
+	}
+	return n.at(-n.up)
+}
+
+// ChildCount is the number of children.
+func (n *Node) ChildCount() int {
+	if n == nil {
 		return 0
 	}
-	kids := n.Parent.Children
-	i, _ := slices.BinarySearchFunc(kids, n.Start, func(k *Node, start int32) int { return cmp.Compare(k.Start, start) })
-	for ; i < len(kids) && kids[i].Start == n.Start; i++ { // zero-width siblings share an offset
-		if kids[i] == n {
-			return i
+	return int(n.count)
+}
+
+// Child is the i-th child; i out of range panics, as a slice index does.
+func (n *Node) Child(i int) *Node {
+	if uint(i) >= uint(n.ChildCount()) {
+		panic(fmt.Sprintf("pyparse: child %d of a node with %d", i, n.ChildCount()))
+	}
+	return n.at(n.down + int32(i))
+}
+
+// Children yields the children in source order.
+func (n *Node) Children() iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		for i := range n.ChildCount() {
+			if !yield(n.at(n.down + int32(i))) {
+				return
+			}
 		}
 	}
-	return slices.Index(kids, n)
+}
+
+// Index is the node's position among its parent's children (0 for a root).
+func (n *Node) Index() int {
+	if p := n.Parent(); p != nil {
+		return int(n.up - p.down)
+	}
+	return 0
+}
+
+// arrange lays out a tree given in pre-order, node 0 its root: parents[i] is the pre-order
+// index of node i's parent (any value for the root) and kids[i] its number of children. It
+// sets pos[i] to node i's element in nodes, the tree's array, in which each node's children
+// are consecutive, and links every node there (up, down, count). A node's children are
+// placed when it is, after every element used so far, so parents come before children and
+// every distance is positive. kids is overwritten.
+func arrange(nodes []Node, parents, kids, pos []int32) {
+	next := int32(1)
+	pos[0] = 0
+	for i := range pos {
+		if i > 0 {
+			p := parents[i]
+			pos[i] = kids[p] // kids[p] is now the element for p's next child
+			kids[p]++
+			nodes[pos[i]].up = pos[i] - pos[p]
+		}
+		n := &nodes[pos[i]]
+		if n.count = kids[i]; n.count > 0 {
+			n.down = next - pos[i]
+		}
+		kids[i] = next
+		next += n.count
+	}
 }
 
 // Kind is the node's type in tree-sitter-python's grammar (`call`, `identifier`, `+`).
@@ -70,10 +146,7 @@ func (n *Node) Field() string {
 
 // ChildByField returns the first child with the given field name.
 func (n *Node) ChildByField(field string) *Node {
-	if n == nil {
-		return nil
-	}
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		if c.Field() == field {
 			return c
 		}
@@ -84,7 +157,7 @@ func (n *Node) ChildByField(field string) *Node {
 // ChildrenByField returns every child with the given field name.
 func (n *Node) ChildrenByField(field string) []*Node {
 	var out []*Node
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		if c.Field() == field {
 			out = append(out, c)
 		}
@@ -95,7 +168,7 @@ func (n *Node) ChildrenByField(field string) []*Node {
 // NamedChildren returns the named children in order.
 func (n *Node) NamedChildren() []*Node {
 	var out []*Node
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		if c.Named {
 			out = append(out, c)
 		}
@@ -106,7 +179,7 @@ func (n *Node) NamedChildren() []*Node {
 // HasChild reports whether an anonymous child with the given token text exists (for example
 // the `%` of a binary_operator, whose kind is "%").
 func (n *Node) HasChild(kind string) bool {
-	for _, c := range n.Children {
+	for c := range n.Children() {
 		if c.Kind() == kind {
 			return true
 		}
@@ -114,23 +187,31 @@ func (n *Node) HasChild(kind string) bool {
 	return false
 }
 
-// Following returns the siblings after n, in order (nil for a root): a loop over them costs
-// one Index, where a chain of NextNamedSibling calls costs one each.
-func (n *Node) Following() []*Node {
-	if n == nil || n.Parent == nil {
-		return nil
+// Following yields the siblings after n, in order (none for a root).
+func (n *Node) Following() iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		c := n
+		for i := n.after(); i > 0; i-- {
+			if c = c.at(1); !yield(c) {
+				return
+			}
+		}
 	}
-	return n.Parent.Children[n.Index()+1:]
+}
+
+// after is the number of siblings after n.
+func (n *Node) after() int32 {
+	if p := n.Parent(); p != nil {
+		return p.count - 1 - (n.up - p.down)
+	}
+	return 0
 }
 
 // PrevNamedSibling returns the closest named sibling before n.
 func (n *Node) PrevNamedSibling() *Node {
-	if n == nil || n.Parent == nil {
-		return nil
-	}
-	for i := n.Index() - 1; i >= 0; i-- {
-		if c := n.Parent.Children[i]; c.Named {
-			return c
+	for i := n.Index(); i > 0; i-- {
+		if n = n.at(-1); n.Named {
+			return n
 		}
 	}
 	return nil
@@ -138,11 +219,8 @@ func (n *Node) PrevNamedSibling() *Node {
 
 // NextNamedSibling returns the closest named sibling after n.
 func (n *Node) NextNamedSibling() *Node {
-	if n == nil || n.Parent == nil {
-		return nil
-	}
-	for i := n.Index() + 1; i < len(n.Parent.Children); i++ {
-		if c := n.Parent.Children[i]; c.Named {
+	for c := range n.Following() {
+		if c.Named {
 			return c
 		}
 	}
@@ -151,7 +229,7 @@ func (n *Node) NextNamedSibling() *Node {
 
 // Contains reports whether m lies inside n (or is n).
 func (n *Node) Contains(m *Node) bool {
-	for ; m != nil; m = m.Parent {
+	for ; m != nil; m = m.Parent() {
 		if m == n {
 			return true
 		}
@@ -160,56 +238,32 @@ func (n *Node) Contains(m *Node) bool {
 }
 
 // Walk calls fn for n and every descendant in source order; fn returns false to skip a
-// node's children. It keeps the child index of each level in a fixed array and climbs back
-// through Parent, so 10 000-deep nesting cannot overflow (below 48 levels a node's index is
-// found again from its offset) and a walk allocates nothing.
+// node's children. It moves through the tree's distances (children first, then the next
+// sibling or an ancestor's), so it allocates nothing and any depth of nesting is safe.
 func (n *Node) Walk(fn func(*Node) bool) {
-	w := walker{top: n}
 	for cur := n; cur != nil; {
-		cur = w.next(cur, fn(cur))
+		cur = n.next(cur, fn(cur))
 	}
 }
 
-// walker is a pre-order walk's position below top: the child index taken at each level.
-type walker struct {
-	top   *Node
-	depth int
-	index [48]int32
-}
-
-// next returns the node after cur (into its children when descend), nil at the end.
-func (w *walker) next(cur *Node, descend bool) *Node {
-	if descend && len(cur.Children) > 0 {
-		if w.depth < len(w.index) {
-			w.index[w.depth] = 0
-		}
-		w.depth++
-		return cur.Children[0]
+// next returns the node after cur in a pre-order walk below top (n), going into cur's
+// children when descend; nil at the end.
+func (n *Node) next(cur *Node, descend bool) *Node {
+	if descend && cur.count > 0 {
+		return cur.at(cur.down)
 	}
-	for cur != w.top {
-		d := w.depth - 1
-		var i int
-		if d < len(w.index) {
-			i = int(w.index[d])
-		} else {
-			i = cur.Index()
+	for cur != n {
+		if cur.after() > 0 {
+			return cur.at(1)
 		}
-		par := cur.Parent
-		if i+1 < len(par.Children) {
-			if d < len(w.index) {
-				w.index[d] = int32(i + 1)
-			}
-			return par.Children[i+1]
-		}
-		cur, w.depth = par, d
+		cur = cur.Parent()
 	}
 	return nil
 }
 
 // Find returns the first node (in source order) under n for which match is true.
 func (n *Node) Find(match func(*Node) bool) *Node {
-	w := walker{top: n}
-	for cur := n; cur != nil; cur = w.next(cur, true) {
+	for cur := n; cur != nil; cur = n.next(cur, true) {
 		if match(cur) {
 			return cur
 		}
@@ -219,8 +273,7 @@ func (n *Node) Find(match func(*Node) bool) *Node {
 
 // FindOutside is Find that does not look inside the nodes below n for which skip is true.
 func (n *Node) FindOutside(match, skip func(*Node) bool) *Node {
-	w := walker{top: n}
-	for cur := n; cur != nil; cur = w.next(cur, len(cur.Children) > 0 && (cur == n || !skip(cur))) {
+	for cur := n; cur != nil; cur = n.next(cur, cur.count > 0 && (cur == n || !skip(cur))) {
 		if match(cur) {
 			return cur
 		}
@@ -231,11 +284,11 @@ func (n *Node) FindOutside(match, skip func(*Node) bool) *Node {
 // Statement returns the statement that contains n: the ancestor (or n itself) whose parent
 // is a block or the module.
 func (n *Node) Statement() *Node {
-	for m := n; m != nil; m = m.Parent {
-		if m.Parent == nil {
+	for m := n; m != nil; m = m.Parent() {
+		if m.Parent() == nil {
 			return m
 		}
-		if m.Parent.Kind() == "block" || m.Parent.Kind() == "module" {
+		if m.Parent().Kind() == "block" || m.Parent().Kind() == "module" {
 			return m
 		}
 	}

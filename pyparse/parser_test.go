@@ -192,20 +192,12 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			tree := p.p.Parse(b, nil)
 			defer tree.Close()
 			fa, fb := &File{Src: b}, &File{Src: b}
-			a, c := flatten(tree.RootNode(), fa, p.sc), convert(tree.RootNode(), fb)
-			var la, lb []string
-			dump := func(out *[]string) func(*Node) bool {
-				return func(n *Node) bool {
-					par := -1
-					if n.Parent != nil {
-						par = int(n.Parent.Start)
-					}
-					*out = append(*out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, par, n.Index()))
-					return true
-				}
-			}
-			a.Walk(dump(&la))
-			c.Walk(dump(&lb))
+			var la []string
+			flatten(tree.RootNode(), fa, p.sc).Walk(func(n *Node) bool {
+				la = append(la, dumpNode(n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Parent(), n.Index()))
+				return true
+			})
+			lb := convert(tree.RootNode(), fb)
 			if strings.Join(la, "\n") != strings.Join(lb, "\n") {
 				t.Fatalf("flatten differs from cursor walk:\n%s\n---\n%s", strings.Join(la, "\n"), strings.Join(lb, "\n"))
 			}
@@ -216,17 +208,33 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 	}
 }
 
-// convert copies the tree-sitter tree into Go Nodes with a Go-side cursor walk through the
-// official binding: the oracle TestFlattenMatchesCursorWalk holds flatten (one C call per
-// file) to.
-func convert(root *sitter.Node, f *File) *Node {
+// dumpNode is one line of TestFlattenMatchesCursorWalk's comparison: a node's kind, field,
+// named bit, range, row, its parent's start (-1 for a root) and its index among its siblings.
+func dumpNode(kind, field string, named bool, start, end, row int32, parent *Node, index int) string {
+	par := -1
+	if parent != nil {
+		par = int(parent.Start)
+	}
+	return fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", kind, field, named, start, end, row, par, index)
+}
+
+// convert walks the tree-sitter tree with a Go-side cursor through the official binding and
+// dumps each node flatten keeps, with the syntax errors flatten would record into f: the
+// oracle TestFlattenMatchesCursorWalk holds flatten (one C call per file) to.
+func convert(root *sitter.Node, f *File) []string {
 	cur := root.Walk()
 	defer cur.Close()
 	lines := lineStarts(f.Src)
 	f.lines = lines
 	checkErrors := root.HasError()
-	var slab []Node
-	mk := func(parent *Node) *Node {
+	type frame struct {
+		start int32 // -1 for a dropped punctuation leaf
+		kids  int   // children kept so far
+	}
+	var out []string
+	// stack holds the node of each cursor depth.
+	var stack []frame
+	visit := func() {
 		tn := cur.Node()
 		if isPunct(tn.KindId()) {
 			if checkErrors && tn.IsMissing() {
@@ -234,53 +242,46 @@ func convert(root *sitter.Node, f *File) *Node {
 				row, _ := position(lines, start)
 				f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, start), Msg: "missing " + tn.Kind()})
 			}
-			return nil
-		}
-		if len(slab) == 0 {
-			slab = make([]Node, 256)
-		}
-		n := &slab[0]
-		slab = slab[1:]
-		kind := tn.KindId()
-		n.kind, n.Named = kind, tn.IsNamed()
-		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
-			n.field = uint8(fid)
+			stack = append(stack, frame{start: -1})
+			return
 		}
 		start, end := tn.ByteRange()
-		n.Start, n.End = int32(start), int32(end)
-		row, _ := position(lines, int(n.Start))
-		n.Row = int32(row)
-		n.Parent = parent
-		if parent != nil {
-			parent.Children = append(parent.Children, n)
+		row, _ := position(lines, int(start))
+		field := ""
+		if fid := cur.FieldId(); int(fid) < len(fieldNames) {
+			field = fieldNames[fid]
 		}
-		if checkErrors && (n.Kind() == "ERROR" || tn.IsMissing()) {
+		par, index := -1, 0
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			par, index = int(top.start), top.kids
+			top.kids++
+		}
+		out = append(out, fmt.Sprintf("%s/%s/%v %d-%d r%d p%d i%d", tn.Kind(), field, tn.IsNamed(), start, end, row, par, index))
+		if checkErrors && (tn.IsError() || tn.IsMissing()) {
 			msg := "invalid syntax"
-			if n.Kind() != "ERROR" {
-				msg = "missing " + n.Kind()
+			if !tn.IsError() {
+				msg = "missing " + tn.Kind()
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: int(n.Row) + 1, Col: Column(f.Src, int(n.Start)), Msg: msg})
+			f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, int(start)), Msg: msg})
 		}
-		return n
+		stack = append(stack, frame{start: int32(start)})
 	}
-	// stack holds the Go node of each cursor depth (nil for a dropped punctuation leaf).
-	top := mk(nil)
-	stack := []*Node{top}
+	visit()
 	for {
 		if cur.GotoFirstChild() {
-			stack = append(stack, mk(stack[len(stack)-1]))
+			visit()
 			continue
 		}
 		for {
+			stack = stack[:len(stack)-1]
 			if cur.GotoNextSibling() {
-				stack = stack[:len(stack)-1]
-				stack = append(stack, mk(stack[len(stack)-1]))
+				visit()
 				break
 			}
 			if !cur.GotoParent() {
-				return top
+				return out
 			}
-			stack = stack[:len(stack)-1]
 		}
 	}
 }

@@ -75,7 +75,7 @@ func EncodeTree(f *File) []byte {
 		buf = binary.AppendUvarint(buf, uint64(n.End-n.Start))
 		buf = binary.AppendUvarint(buf, uint64(self-parent))
 		prev = n.Start
-		for _, c := range n.Children {
+		for c := range n.Children() {
 			enc(c, self)
 		}
 	}
@@ -123,12 +123,17 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 	}
 	lines := lineStarts(src)
 	f.lines = lines
-	nodes := make([]Node, count)
+	type read struct {
+		start, end int32
+		kind       uint16
+		field      uint8
+		named      bool
+	}
+	raw := make([]read, count)
 	parents := make([]int32, count)
 	kids := make([]int32, count)
 	prev := uint64(0)
-	for i := range nodes {
-		n := &nodes[i]
+	for i := range raw {
 		sym := d.uvarint()
 		field := d.byte()
 		start := prev + d.uvarint()
@@ -138,8 +143,7 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 			end > uint64(len(src)) || (i == 0) != (back == 0) || back > uint64(i) {
 			return nil, errCorruptTree
 		}
-		n.kind, n.Named, n.field = uint16(sym>>1), sym&1 == 1, field
-		n.Start, n.End = int32(start), int32(end)
+		raw[i] = read{start: int32(start), end: int32(end), kind: uint16(sym >> 1), field: field, named: sym&1 == 1}
 		prev = start
 		parents[i] = int32(i) - int32(back)
 		if i > 0 {
@@ -149,20 +153,16 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 	if d.pos != len(data) {
 		return nil, errCorruptTree
 	}
-	backing := make([]*Node, count-1)
+	nodes := make([]Node, count)
+	pos := make([]int32, count)
+	arrange(nodes, parents, kids, pos)
 	row := 0
-	for i := range nodes {
-		n := &nodes[i]
+	for i, r := range raw {
+		n := &nodes[pos[i]]
+		n.kind, n.Named, n.field = r.kind, r.named, r.field
+		n.Start, n.End = r.start, r.end
 		row = rowFrom(lines, int(n.Start), row)
 		n.Row = int32(row)
-		if k := int(kids[i]); k > 0 {
-			n.Children, backing = backing[:0:k], backing[k:]
-		}
-		if i > 0 {
-			par := &nodes[parents[i]]
-			n.Parent = par
-			par.Children = append(par.Children, n)
-		}
 	}
 	f.Root = &nodes[0]
 	f.buildModel(f.Root)

@@ -83,11 +83,11 @@ func nodeDump(root *Node) string {
 	root.Walk(func(n *Node) bool {
 		index[n] = len(index)
 		parent := -1
-		if n.Parent != nil {
-			parent = index[n.Parent]
+		if n.Parent() != nil {
+			parent = index[n.Parent()]
 		}
 		fmt.Fprintf(&b, "%d %s %q %v %d-%d row %d index %d parent %d children %d\n",
-			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index(), parent, len(n.Children))
+			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index(), parent, n.ChildCount())
 		return true
 	})
 	return b.String()
@@ -193,8 +193,8 @@ func TestTreeDecodeRejects(t *testing.T) {
 	}
 }
 
-// TestWalkOrder holds Walk, Find and FindOutside to a recursive pre-order walk, on trees
-// deeper than the levels a walk keeps indexes for.
+// TestWalkOrder holds Walk, Find and FindOutside to a recursive pre-order walk, on shallow
+// and deep trees.
 func TestWalkOrder(t *testing.T) {
 	p, err := NewParser()
 	if err != nil {
@@ -214,7 +214,7 @@ func TestWalkOrder(t *testing.T) {
 			if n != f.Root && skip != nil && skip(n) {
 				return
 			}
-			for _, c := range n.Children {
+			for c := range n.Children() {
 				rec(c, skip)
 			}
 		}
@@ -231,7 +231,7 @@ func TestWalkOrder(t *testing.T) {
 		}
 		// Skipping every list below the outermost: what is left is what a pruned recursive
 		// walk visits, and the last of it is found.
-		skip := func(n *Node) bool { return n.Kind() == "list" && n.Parent.Kind() == "list" }
+		skip := func(n *Node) bool { return n.Kind() == "list" && n.Parent().Kind() == "list" }
 		want = want[:0]
 		rec(f.Root, skip)
 		last := want[len(want)-1]

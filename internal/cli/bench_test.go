@@ -81,3 +81,40 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// BenchmarkCheckCorpusEdited is the run after an edit of one parsed file (as pre-commit runs
+// after a commit that changed it): $CACHELINT_BENCH_CORPUS must be a copy the benchmark may
+// write, $CACHELINT_BENCH_EDIT the file (relative to it) it appends a comment line to before
+// each run.
+//
+//	go test ./internal/cli -run '^$' -bench CheckCorpusEdited -benchtime 5x
+func BenchmarkCheckCorpusEdited(b *testing.B) {
+	dir, rel := os.Getenv("CACHELINT_BENCH_CORPUS"), os.Getenv("CACHELINT_BENCH_EDIT")
+	if dir == "" || rel == "" {
+		dir, rel = b.TempDir(), filepath.Join("pkg", "a", "f0.py")
+		writeSmallCorpus(b, dir, 2000)
+	}
+	file := filepath.Join(dir, rel)
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = os.WriteFile(file, orig, 0o644) })
+	b.Setenv("CACHELINT_NO_CACHE", "")
+	args := []string{"check", "--exit-zero", "--no-config", "--format", "concise", "--cache-dir", b.TempDir(), dir}
+	if code := Run(context.Background(), analyzers.Engine, args, nil, io.Discard, io.Discard); code != 0 {
+		b.Fatalf("exit %d", code)
+	}
+	n := 0
+	for b.Loop() {
+		b.StopTimer()
+		n++
+		if err := os.WriteFile(file, append(orig, []byte("# edit "+itoa(n)+"\n")...), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if code := Run(context.Background(), analyzers.Engine, args, nil, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
