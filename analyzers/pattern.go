@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,7 +33,8 @@ var (
 	// (deepspeed/runtime/engine.py, DeepSpeedEngine.offload_states). model_on_device is InvokeAI's
 	// LoadedModel context that locks the model into VRAM (invokeai/backend/model_manager/
 	// load/load_base.py, LoadedModel.model_on_device).
-	reLoadModel = regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`)
+	reLoadModel = gatedRegexp{regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`),
+		[]string{"load", "model", "pretrained", "wake_up", "cache_entry", "evict"}}
 	// reWeightless: the receiver of a loader call that loads no weights onto a device: a
 	// tokenizer, processor, feature extractor or configuration (transformers'
 	// AutoTokenizer/AutoProcessor/AutoConfig.from_pretrained), or a noise scheduler
@@ -547,9 +549,37 @@ func (a *classifier) oomHandler(f *pyparse.File, h *handler, call *pyparse.Node)
 	return retry != nil
 }
 
+// gatedRegexp is an alternation of names each of which holds one of literals: a text that
+// holds none of them is answered without running the expression (a statement's whole text
+// is searched for loader names, mostly in vain, and a literal search is many times faster).
+type gatedRegexp struct {
+	*regexp.Regexp
+	literals []string
+}
+
+// MatchString is the expression's MatchString.
+func (g gatedRegexp) MatchString(s string) bool {
+	for _, l := range g.literals {
+		if strings.Contains(s, l) {
+			return g.Regexp.MatchString(s)
+		}
+	}
+	return false
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return strings.TrimSpace(s)
+}
+
+// head is firstLine of n's text, without copying the rest of it (a loop statement's text is
+// its whole body).
+func head(src []byte, n *pyparse.Node) string {
+	text := src[n.Start:n.End]
+	if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		text = text[:i]
+	}
+	return strings.TrimSpace(string(text))
 }
 
 func hasParam(fn *pyparse.Function, names ...string) bool {
@@ -801,7 +831,7 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 	// diffusion pipeline alone is no GAN). The statement's first line is enough.
 	gen, disc := false, false
 	for _, s := range append(before, after...) {
-		t := firstLine(s.Text(src))
+		t := head(src, s)
 		gen = gen || reGANGen.MatchString(t)
 		disc = disc || reGANDisc.MatchString(t)
 	}
@@ -880,7 +910,6 @@ func (a *classifier) freesIn(r *funcRef) string {
 // switchOwn is switchStatement's reading of the statement itself.
 func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) string {
 	src := f.Src
-	text := s.Text(src)
 	switch s.Kind() {
 	case "delete_statement":
 		for _, t := range s.NamedChildren() {
@@ -907,45 +936,45 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 					}
 				}
 				if off > 0 && off == len(right.NamedChildren()) {
-					return fmt.Sprintf("`%s` at line %d moves the models off the GPU", firstLine(text), s.Line())
+					return fmt.Sprintf("`%s` at line %d moves the models off the GPU", head(src, s), s.Line())
 				}
 			}
 			// `model = model.to(device)`: a model moved onto the device, loaded for what follows.
 			if left != nil && right != nil && right.Kind() == "call" && reModelName.MatchString(left.Text(src)) && !offDevice(f, right) {
 				if fn := right.ChildByField("function"); fn != nil && fn.Kind() == "attribute" && fn.ChildByField("attribute").Text(src) == "to" &&
 					pyparse.DottedName(fn.ChildByField("object"), src) == left.Text(src) {
-					return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
+					return fmt.Sprintf("`%s` at line %d moves the model onto the device", head(src, s), s.Line())
 				}
 			}
 			if left != nil && right != nil {
 				lt, rt := left.Text(src), right.Text(src)
 				loads := reLoadModel.MatchString(rt) && (right.Kind() != "call" || !weightless(pyparse.DottedName(right.ChildByField("function"), src)))
 				if (rt == "None" || loads || strings.HasSuffix(rt, ".cpu()")) && a.holdsModel(f, s, lt) {
-					return fmt.Sprintf("`%s` at line %d replaces the model", firstLine(text), s.Line())
+					return fmt.Sprintf("`%s` at line %d replaces the model", head(src, s), s.Line())
 				}
 				if right.Kind() == "call" && offDevice(f, right) && strings.HasPrefix(rt, lt+".") && reModelName.MatchString(lt) {
-					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
+					return fmt.Sprintf("`%s` at line %d moves the model off the GPU", head(src, s), s.Line())
 				}
 			}
 		}
 		if e[0].Kind() == "call" {
 			callee := pyparse.DottedName(e[0].ChildByField("function"), src)
 			if offDevice(f, e[0]) {
-				return fmt.Sprintf("`%s` at line %d moves the model off the GPU", firstLine(text), s.Line())
+				return fmt.Sprintf("`%s` at line %d moves the model off the GPU", head(src, s), s.Line())
 			}
 			// `vae.to(org_device)`, `ae.cuda()` with the result thrown away: only a module's
 			// .to() works in place (a tensor's returns a copy), so this moves a model.
 			if fn := e[0].ChildByField("function"); !nested && fn != nil && fn.Kind() == "attribute" && movesToDevice(f, e[0]) &&
 				!holdsOutput(f, s, pyparse.DottedName(fn.ChildByField("object"), src)) {
-				return fmt.Sprintf("`%s` at line %d moves the model onto the device", firstLine(text), s.Line())
+				return fmt.Sprintf("`%s` at line %d moves the model onto the device", head(src, s), s.Line())
 			}
 			if reLoadModel.MatchString(callee) && !weightless(callee) {
-				return fmt.Sprintf("`%s` at line %d loads or offloads a model", firstLine(text), s.Line())
+				return fmt.Sprintf("`%s` at line %d loads or offloads a model", head(src, s), s.Line())
 			}
 			// `model.destroy()`: DeepSpeed's engine frees what it holds
 			// (deepspeed/runtime/engine.py, DeepSpeedEngine.destroy).
 			if recv, ok := strings.CutSuffix(callee, ".destroy"); ok && a.holdsModel(f, s, recv) {
-				return fmt.Sprintf("`%s` at line %d destroys the model", firstLine(text), s.Line())
+				return fmt.Sprintf("`%s` at line %d destroys the model", head(src, s), s.Line())
 			}
 		}
 	}
