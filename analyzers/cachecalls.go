@@ -186,7 +186,9 @@ type graphMemo struct {
 	calls, entered callMemo
 }
 
-type callMemo map[*pyparse.Call]*resolvedCall
+// callMemo holds, per file, what each of its calls contributes, by the call's index in the
+// file's list (Calls or Entered): one lookup per file and round, not one per call.
+type callMemo map[*pyparse.File][]*resolvedCall
 
 // resolvedCall is what one call contributes to the graph.
 type resolvedCall struct {
@@ -195,14 +197,25 @@ type resolvedCall struct {
 	probes  []probe
 }
 
-// resolved returns what c contributes, found again only when what it read has changed.
-func (m callMemo) resolved(proj *project, c *pyparse.Call, find func(*resolvedCall)) *resolvedCall {
-	if r := m[c]; r != nil && proj.holds(r.probes) {
+// of returns the slots of f's n calls.
+func (m callMemo) of(f *pyparse.File, n int) []*resolvedCall {
+	slots := m[f]
+	if slots == nil {
+		slots = make([]*resolvedCall, n)
+		m[f] = slots
+	}
+	return slots
+}
+
+// resolved returns what the call in *slot contributes, found again only when what it read
+// has changed.
+func (proj *project) resolved(slot **resolvedCall, find func(*resolvedCall)) *resolvedCall {
+	if r := *slot; r != nil && proj.holds(r.probes) {
 		return r
 	}
 	r := &resolvedCall{}
 	r.probes = proj.record(func() { find(r) })
-	m[c] = r
+	*slot = r
 	return r
 }
 
@@ -219,16 +232,18 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 		for _, fn := range f.Functions {
 			g.FileOf[fn] = f
 		}
-		for _, c := range f.Calls {
-			r := memo.calls.resolved(proj, c, func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
+		slots := memo.calls.of(f, len(f.Calls))
+		for i, c := range f.Calls {
+			r := proj.resolved(&slots[i], func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
 			g.Targets = append(g.Targets, r.targets...)
 			edges = append(edges, r.edges...)
 		}
 	}
 	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
 	for _, f := range res.Files {
-		for _, c := range f.Entered {
-			r := memo.entered.resolved(proj, c, func(r *resolvedCall) {
+		slots := memo.entered.of(f, len(f.Entered))
+		for i, c := range f.Entered {
+			r := proj.resolved(&slots[i], func(r *resolvedCall) {
 				for _, cr := range proj.managerClasses(f, c) {
 					for _, name := range []string{"__enter__", "__exit__"} {
 						if m := proj.findMethod(cr.file, cr.cls, name, 0); m != nil && m.fn.Node != nil && !m.fn.Node.Contains(c.Node) {
