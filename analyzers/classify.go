@@ -141,6 +141,9 @@ type classifier struct {
 	ownPattern map[*pyparse.Node]bool
 	// web caches servesWeb per file.
 	web map[*pyparse.File]bool
+	// hooks memoizes hookOf per function: it reads every call of the function's file, once
+	// for each record followed through the function.
+	hooks map[*pyparse.Function]hookAnswer
 	// conds memoizes condKind per condition and polarity: every call in a branch, and every
 	// record followed through it, reads the same conditions (its regular expressions were a
 	// tenth of a cold run on unsloth).
@@ -237,7 +240,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
@@ -730,8 +733,24 @@ func applyGate(r *Record, base *Frequency, g *gate) {
 	}
 }
 
+// hookAnswer is what hookOf says of a function.
+type hookAnswer struct {
+	kind   hookKind
+	why    string
+	period int
+}
+
 // hookOf says whether a function is a framework hook called per step or per epoch.
 func (a *classifier) hookOf(f *pyparse.File, fn *pyparse.Function) (hookKind, string, int) {
+	h, ok := a.hooks[fn]
+	if !ok {
+		h.kind, h.why, h.period = a.findHook(f, fn)
+		a.hooks[fn] = h
+	}
+	return h.kind, h.why, h.period
+}
+
+func (a *classifier) findHook(f *pyparse.File, fn *pyparse.Function) (hookKind, string, int) {
 	if a.stepNames[fn.Name] {
 		return perStepHook, "step-loop-names", 0
 	}
