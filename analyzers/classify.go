@@ -144,6 +144,10 @@ type classifier struct {
 	// hooks memoizes hookOf per function: it reads every call of the function's file, once
 	// for each record followed through the function.
 	hooks map[*pyparse.Function]hookAnswer
+	// contexts memoizes contextOf per call node: a site reached by several clears or chains
+	// is followed once for each (unsloth: 8,432 records at 992 sites). Nothing changes a
+	// context once built; copies are made where one is narrowed.
+	contexts map[*pyparse.Node]*localContext
 	// conds memoizes condKind per condition and polarity: every call in a branch, and every
 	// record followed through it, reads the same conditions (its regular expressions were a
 	// tenth of a cold run on unsloth).
@@ -240,7 +244,7 @@ func runClassify(pass *driver.Pass) (any, error) {
 		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
 		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
 	}
 	for _, n := range pass.Settings.StepLoopNames {
@@ -298,7 +302,11 @@ const maxChainDepth = 200
 // to the function's callers.
 func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool, count int) []*Record {
 	fn := call.Function
-	lc := a.contextOf(f, call.Node)
+	lc := a.contexts[call.Node]
+	if lc == nil {
+		lc = a.contextOf(f, call.Node)
+		a.contexts[call.Node] = lc
+	}
 	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
 	r.Callee = a.g.Project.qualifiedCallee(f, call)
 	if len(via) == 0 {
