@@ -244,3 +244,18 @@ func TestWalkOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeHoldsNoPointer: a tree's array of nodes is allocated without pointers, so the
+// collector never scans it (most of a run's memory). A field that holds a pointer would
+// quietly make every tree scanned again.
+func TestNodeHoldsNoPointer(t *testing.T) {
+	typ := reflect.TypeFor[Node]()
+	for i := range typ.NumField() {
+		switch f := typ.Field(i); f.Type.Kind() {
+		case reflect.Pointer, reflect.UnsafePointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface, reflect.Func, reflect.Chan, reflect.Array:
+			if f.Type.Size() > 0 {
+				t.Errorf("Node.%s is a %s: the tree's array would hold pointers", f.Name, f.Type)
+			}
+		}
+	}
+}
