@@ -126,12 +126,14 @@ func (p *project) reindex() {
 			p.funcNames[fn.Name] = true
 		}
 	}
+	// In file order, not the order of a map: a call's probe of a class's subclasses
+	// (probes.go) compares the lists, and a list merely reordered would re-resolve it.
 	p.subclasses = map[*pyparse.Class][]classRef{}
-	for _, crs := range p.classes {
-		for _, cr := range crs {
-			for _, b := range cr.cls.Bases {
-				if base := p.lookupClass(cr.file, b); base != nil && base.cls != cr.cls {
-					p.subclasses[base.cls] = append(p.subclasses[base.cls], cr)
+	for _, f := range p.res.Files {
+		for _, c := range f.Classes {
+			for _, b := range c.Bases {
+				if base := p.lookupClass(f, b); base != nil && base.cls != c {
+					p.subclasses[base.cls] = append(p.subclasses[base.cls], classRef{f, c})
 				}
 			}
 		}
