@@ -340,16 +340,16 @@ func TestSameNameHelpersInTwoModules(t *testing.T) {
 	}
 }
 
-// TestReexports: a helper or base class reached through a package that re-exports it (`from
-// .memory_utils import *`, `from .api import release_all`) or defined in a module that
-// mentions no needle is still followed: the modules a binding leads to are parsed when
-// they may bind the name, whatever else they mention.
 // TestLaterRounds holds calls resolved in the first prefilter round to what they resolve
 // to once a later round has parsed more files (probes.go).
 func TestLaterRounds(t *testing.T) {
 	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "rounds"), analyzers.StepLoop)
 }
 
+// TestReexports: a helper or base class reached through a package that re-exports it (`from
+// .memory_utils import *`, `from .api import release_all`) or defined in a module that
+// mentions no needle is still followed: the modules a binding leads to are parsed when
+// they may bind the name, whatever else they mention.
 func TestReexports(t *testing.T) {
 	for _, dir := range []string{"star", "explicit", "bases"} {
 		t.Run(dir, func(t *testing.T) {
