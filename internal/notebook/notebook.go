@@ -49,6 +49,13 @@ type Notebook struct {
 	parts []piece
 }
 
+func readJSON(data []byte, tokens bool) (*reader, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	r := &reader{data: data, dec: dec, tokens: tokens}
+	return r, r.parse()
+}
+
 // progLine is where one program line came from.
 type progLine struct {
 	cell     int // index into Cells
@@ -59,10 +66,11 @@ type progLine struct {
 
 // Parse reads a notebook.
 func Parse(data []byte) (*Notebook, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	r := &reader{data: data, dec: dec}
-	if err := r.parse(); err != nil {
+	r, err := readJSON(data, false)
+	if err != nil {
+		// Read again token by token, which knows where in the file it failed: a value
+		// skipped whole reports no usable offset.
+		_, err = readJSON(data, true)
 		return nil, fmt.Errorf("read notebook: %w", err)
 	}
 	nb := &Notebook{data: data, nl: newlines(data)}

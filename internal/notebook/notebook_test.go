@@ -276,6 +276,9 @@ func TestErrors(t *testing.T) {
 		{"cells not a list", `{"cells": {"a": 1}}`, `"cells" must be a list, got an object`},
 		{"trailing data", `{"cells": []} {}`, "unexpected data after"},
 		{"invalid utf-8 escapes", `{"cells": [{"cell_type": "code", "source": "\x"}]}`, "invalid JSON"},
+		// Inside values skipped whole (outputs, metadata): the position is still the file's.
+		{"malformed output", "{\"cells\": [{\"cell_type\": \"code\", \"outputs\": [{\"x\": \n\n 1 2}], \"source\": \"a\"}]}", "line 3, column 4: invalid character '2'"},
+		{"malformed metadata", `{"metadata": {"a": [1, }], "cells": []}`, "line 1, column 24: invalid character '}'"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.json))
