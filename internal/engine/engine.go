@@ -128,7 +128,11 @@ type project struct {
 	srcMu   sync.Mutex
 	sources map[string][]byte
 	nbMu    sync.Mutex // readFile runs on the parse workers
-	nb      map[string]*notebookInfo
+	// malformed are the problems of each notebook read, by path (only those, not the
+	// notebooks themselves, are kept while the run reads files); nb are the notebooks read
+	// again to map what is reported in them (notebook).
+	malformed map[string][]string
+	nb        map[string]*notebookInfo
 	// stdin is the file read from standard input and stdinPath its display path.
 	stdin     *Stdin
 	stdinPath string
@@ -179,7 +183,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis, report: map[string]bool{}, files: map[string]walk.File{},
-		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, stdin: opts.Stdin}
+		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, stdin: opts.Stdin}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
 	var reportFiles []walk.File
 	var warnings []error
@@ -321,24 +325,36 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // readFile gives the driver each file's Python text; notebooks arrive as the program of
 // their code cells.
 func (pr *project) readFile(path string) ([]byte, error) {
-	var data []byte
-	var err error
-	if pr.stdin != nil && path == pr.stdinPath {
-		data = pr.stdin.Source
-	} else if data, err = os.ReadFile(path); err != nil {
+	data, err := pr.rawFile(path)
+	if err != nil {
 		return nil, err
 	}
-	if f, ok := pr.files[path]; ok && f.Kind == walk.Notebook {
+	if pr.isNotebook(path) {
 		info, err := readNotebook(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		pr.nbMu.Lock()
-		pr.nb[path] = info
-		pr.nbMu.Unlock()
+		if m := info.nb.Malformed; len(m) > 0 {
+			pr.nbMu.Lock()
+			pr.malformed[path] = m
+			pr.nbMu.Unlock()
+		}
 		data = info.source
 	}
 	return data, nil
+}
+
+// rawFile is a file's text as it stands on disk (or came on standard input).
+func (pr *project) rawFile(path string) ([]byte, error) {
+	if pr.stdin != nil && path == pr.stdinPath {
+		return pr.stdin.Source, nil
+	}
+	return os.ReadFile(path)
+}
+
+func (pr *project) isNotebook(path string) bool {
+	f, ok := pr.files[path]
+	return ok && f.Kind == walk.Notebook
 }
 
 // source is a file's Python text as analysed, for code frames, suppression and fixes.

@@ -73,11 +73,7 @@ func (pr *project) analyse() *analysed {
 	a.Calls = pr.resolveCalls()
 	a.Cut = pr.facts.Cut
 	pr.nbMu.Lock()
-	for path, info := range pr.nb {
-		if len(info.nb.Malformed) > 0 {
-			a.Malformed[path] = info.nb.Malformed
-		}
-	}
+	maps.Copy(a.Malformed, pr.malformed)
 	pr.nbMu.Unlock()
 	for _, e := range pr.res.Errors {
 		a.Errors = append(a.Errors, e.Error())

@@ -98,7 +98,8 @@ func TestCutChainWarns(t *testing.T) {
 }
 
 // TestNotebookMalformedCell: a notebook with one malformed cell keeps the findings of its
-// valid cells, and a warning names the cell left out.
+// valid cells, and a warning names the cell left out; so does one for a notebook that is
+// never parsed (it mentions nothing to follow, and is not kept while the run goes on).
 func TestNotebookMalformedCell(t *testing.T) {
 	cell := func(src string) string {
 		return `{"cell_type": "code", "metadata": {}, "outputs": [], "source": ` + src + `}`
@@ -111,6 +112,10 @@ func TestNotebookMalformedCell(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "train.ipynb"), []byte(nb), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	other := `{"nbformat": 4, "metadata": {}, "cells": [` + cell(`["print(1)\n"]`) + ", " + cell(`7`) + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "other.ipynb"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir, Rules: allRules()})
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +126,13 @@ func TestNotebookMalformedCell(t *testing.T) {
 	}
 	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, path+": cell 2 left out: ") }) {
 		t.Errorf("warnings %q do not name cell 2 of %s", res.Warnings, path)
+	}
+	if res.Stats.Parsed != 1 {
+		t.Errorf("%d files parsed, want train.ipynb alone", res.Stats.Parsed)
+	}
+	otherPath := filepath.ToSlash(filepath.Join(dir, "other.ipynb"))
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.HasPrefix(w, otherPath+": cell 2 left out: ") }) {
+		t.Errorf("warnings %q do not name cell 2 of %s", res.Warnings, otherPath)
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -64,11 +65,31 @@ func (info *notebookInfo) cellPos(line, col int) report.CellPos {
 	return report.CellPos{Cell: cell, CellLine: cellLine, CellColumn: col}
 }
 
-// notebook is the notebook read for file, nil when file is no notebook.
+// notebook is the notebook file was analysed as, nil when file is no notebook. While the
+// run reads files, only a notebook's program is kept: a project's notebooks can hold
+// hundreds of megabytes of outputs, most of them in notebooks never parsed. What is
+// reported in a notebook is mapped to its cells once the analysis is done, so the notebook
+// is read again then, once. One that no longer holds the program analysed (edited in
+// between) gives nil: its positions stay the program's.
 func (pr *project) notebook(file string) *notebookInfo {
+	if !pr.isNotebook(file) {
+		return nil
+	}
 	pr.nbMu.Lock()
 	defer pr.nbMu.Unlock()
-	return pr.nb[file]
+	if info, ok := pr.nb[file]; ok {
+		return info
+	}
+	data, err := pr.rawFile(file)
+	var info *notebookInfo
+	if err == nil {
+		info, err = readNotebook(data)
+	}
+	if err != nil || pr.facts != nil && pr.facts.Files[file] != nil && !bytes.Equal(info.source, pr.facts.Files[file].Src) {
+		info = nil
+	}
+	pr.nb[file] = info
+	return info
 }
 
 // cellRefs rewrites the program positions a message quotes into cells: "line 12" and
