@@ -94,7 +94,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		return nil, err
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)
-	memo := &graphMemo{calls: callMemo{}, entered: callMemo{}}
+	memo := newGraphMemo()
 	searched := map[string]bool{}
 	for _, n := range first {
 		searched[n] = true
@@ -184,6 +184,49 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 // finding it read of the parsed files (probes.go).
 type graphMemo struct {
 	calls, entered callMemo
+	// files are what each file's calls contributed in the last round, kept while none of
+	// the answers they read changes: a round then neither resolves nor checks them.
+	files map[*pyparse.File]*fileGraph
+	// last are the answers as the last round gave them, to tell which changed since.
+	last answers
+	// fileOf is FileOf of every parsed file's functions.
+	fileOf map[*pyparse.Function]*pyparse.File
+}
+
+func newGraphMemo() *graphMemo {
+	return &graphMemo{calls: callMemo{}, entered: callMemo{}, files: map[*pyparse.File]*fileGraph{},
+		fileOf: map[*pyparse.Function]*pyparse.File{}}
+}
+
+// fileGraph is what one file's calls contribute to the graph, in the order of its calls
+// and then of its with items, and every answer finding it read.
+type fileGraph struct {
+	targets             []*Target
+	callEdges, entEdges []*Edge
+	// reads holds what the file's calls read, each answer once; an answer a call read
+	// before it was resolved again may stay (the file is then looked at once too often).
+	reads map[probeID]struct{}
+	// untrusted: some call read an answer no probe tells the change of (probeUnknown), so
+	// the file is looked at again every round.
+	untrusted bool
+}
+
+// readsAny reports whether the file's calls read one of the answers in changed.
+func (fg *fileGraph) readsAny(changed map[probeID]bool) bool {
+	if len(changed) < len(fg.reads) {
+		for id := range changed {
+			if _, ok := fg.reads[id]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for id := range fg.reads {
+		if changed[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // callMemo holds, per file, what each of its calls contributes, by the call's index in the
@@ -219,42 +262,37 @@ func (proj *project) resolved(slot **resolvedCall, find func(*resolvedCall)) *re
 	return r
 }
 
+// buildGraph builds the call graph of the files parsed so far. A file whose calls read
+// no answer that changed since the last round (a file parsed, a function name or class
+// field defined, a class's subclasses: probes.go) contributes what it did then.
 func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo *graphMemo) *CallGraph {
 	g := &CallGraph{
 		Helpers: map[*pyparse.Function]bool{},
 		Callers: map[*pyparse.Function][]*Edge{},
 		Inner:   map[*pyparse.Function][]*Edge{},
-		FileOf:  map[*pyparse.Function]*pyparse.File{},
+		FileOf:  memo.fileOf,
 		Project: proj,
 	}
-	var edges []*Edge
+	now := proj.answers()
+	changed := proj.changedSince(now, memo.last)
+	memo.last = now
+	var edges, entEdges []*Edge
 	for _, f := range res.Files {
-		for _, fn := range f.Functions {
-			g.FileOf[fn] = f
+		fg := memo.files[f]
+		if fg == nil {
+			for _, fn := range f.Functions {
+				g.FileOf[fn] = f
+			}
 		}
-		slots := memo.calls.of(f, len(f.Calls))
-		for i, c := range f.Calls {
-			r := proj.resolved(&slots[i], func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
-			g.Targets = append(g.Targets, r.targets...)
-			edges = append(edges, r.edges...)
+		if fg == nil || fg.untrusted || fg.readsAny(changed) {
+			fg = proj.fileGraph(f, fg, extra, memo)
+			memo.files[f] = fg
 		}
+		g.Targets = append(g.Targets, fg.targets...)
+		edges = append(edges, fg.callEdges...)
+		entEdges = append(entEdges, fg.entEdges...)
 	}
-	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
-	for _, f := range res.Files {
-		slots := memo.entered.of(f, len(f.Entered))
-		for i, c := range f.Entered {
-			r := proj.resolved(&slots[i], func(r *resolvedCall) {
-				for _, cr := range proj.managerClasses(f, c) {
-					for _, name := range []string{"__enter__", "__exit__"} {
-						if m := proj.findMethod(cr.file, cr.cls, name, 0); m != nil && m.fn.Node != nil && !m.fn.Node.Contains(c.Node) {
-							r.edges = append(r.edges, &Edge{File: f, Call: c, Callee: m.fn, CalleeFile: m.file})
-						}
-					}
-				}
-			})
-			edges = append(edges, r.edges...)
-		}
-	}
+	edges = append(edges, entEdges...)
 	// Helpers: functions whose own body holds a target, then their callers' functions,
 	// transitively. The visited set makes recursion and cycles terminate.
 	var queue []*pyparse.Function
@@ -286,6 +324,51 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 		sortEdges(g.Callers[fn])
 	}
 	return g
+}
+
+// fileGraph finds what f's calls contribute to the graph: each call as the last round
+// found it while what it read holds (resolved), found again otherwise. last is what the
+// file contributed before, nil in the round that parsed it.
+func (proj *project) fileGraph(f *pyparse.File, last *fileGraph, extra map[string]bool, memo *graphMemo) *fileGraph {
+	fg := &fileGraph{reads: map[probeID]struct{}{}}
+	if last != nil {
+		fg.reads, fg.untrusted = last.reads, last.untrusted
+	}
+	resolve := func(slot **resolvedCall, find func(*resolvedCall)) *resolvedCall {
+		before := *slot
+		r := proj.resolved(slot, find)
+		if r != before {
+			for _, pr := range r.probes {
+				if pr.kind == probeUnknown {
+					fg.untrusted = true
+				} else {
+					fg.reads[pr.id()] = struct{}{}
+				}
+			}
+		}
+		return r
+	}
+	slots := memo.calls.of(f, len(f.Calls))
+	for i, c := range f.Calls {
+		r := resolve(&slots[i], func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
+		fg.targets = append(fg.targets, r.targets...)
+		fg.callEdges = append(fg.callEdges, r.edges...)
+	}
+	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
+	slots = memo.entered.of(f, len(f.Entered))
+	for i, c := range f.Entered {
+		r := resolve(&slots[i], func(r *resolvedCall) {
+			for _, cr := range proj.managerClasses(f, c) {
+				for _, name := range []string{"__enter__", "__exit__"} {
+					if m := proj.findMethod(cr.file, cr.cls, name, 0); m != nil && m.fn.Node != nil && !m.fn.Node.Contains(c.Node) {
+						r.edges = append(r.edges, &Edge{File: f, Call: c, Callee: m.fn, CalleeFile: m.file})
+					}
+				}
+			}
+		})
+		fg.entEdges = append(fg.entEdges, r.edges...)
+	}
+	return fg
 }
 
 // resolveCall finds what one call contributes to the graph: a target when it empties the

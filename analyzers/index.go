@@ -26,6 +26,8 @@ type project struct {
 	// fields are the names class bodies declare (classFields), built on first use per index;
 	// mutated the attribute names assigned anywhere (`x.name = ...`, mutatedFields).
 	fields, mutated map[string]bool
+	// fileFields are each file's share of fields, read once per file.
+	fileFields map[*pyparse.File][]string
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
 	// subclasses lists the project classes that name each class as a base.
@@ -82,7 +84,8 @@ type funcRef struct {
 
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
-		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{}}
+		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{},
+		fileFields: map[*pyparse.File][]string{}}
 	for _, f := range paths {
 		s := absSlash(f)
 		p.paths = append(p.paths, s)
@@ -1529,23 +1532,22 @@ func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
 // Optional[Callable] = None`), found once per index: fieldCall and recordField look for
 // constructions only for such a name.
 func (p *project) classFields() map[string]bool {
-	if p.fields != nil {
-		return p.fields
-	}
-	p.fields = map[string]bool{}
-	for _, f := range p.res.Files {
-		for _, cls := range f.Classes {
-			if cls.Node == nil {
-				continue
-			}
-			walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
-				if n.Kind() == "assignment" {
-					if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
-						p.fields[l.Text(f.Src)] = true
-					}
+	if p.fields == nil {
+		p.fields = p.union(p.fileFields, func(f *pyparse.File) (names []string) {
+			for _, cls := range f.Classes {
+				if cls.Node == nil {
+					continue
 				}
-			})
-		}
+				walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+					if n.Kind() == "assignment" {
+						if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
+							names = append(names, l.Text(f.Src))
+						}
+					}
+				})
+			}
+			return names
+		})
 	}
 	return p.fields
 }
@@ -1571,4 +1573,21 @@ func (p *project) mutatedFields() map[string]bool {
 		})
 	}
 	return p.mutated
+}
+
+// union is the set of the names read finds in the parsed files, each file read once per
+// run (its names kept in perFile), not once per index.
+func (p *project) union(perFile map[*pyparse.File][]string, read func(*pyparse.File) []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range p.res.Files {
+		names, ok := perFile[f]
+		if !ok {
+			names = read(f)
+			perFile[f] = names
+		}
+		for _, n := range names {
+			out[n] = true
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package analyzers
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -32,6 +33,57 @@ type probe struct {
 	name  string
 	cls   *pyparse.Class
 	subs  []classRef
+}
+
+// probeID names the answer a probe recorded, whatever it was.
+type probeID struct {
+	kind probeKind
+	name string
+	cls  *pyparse.Class
+}
+
+func (pr probe) id() probeID { return probeID{kind: pr.kind, name: pr.name, cls: pr.cls} }
+
+// answers are the project's answers to every probe as one round gives them: the tables
+// reindex builds, which a later round replaces and never changes in place.
+type answers struct {
+	parsed     map[string]*pyparse.File
+	funcNames  map[string]bool
+	fields     map[string]bool
+	subclasses map[*pyparse.Class][]classRef
+}
+
+func (p *project) answers() answers {
+	return answers{parsed: maps.Clone(p.res.ByPath), funcNames: p.funcNames, fields: p.classFields(), subclasses: p.subclasses}
+}
+
+// changedSince are the probes whose answer is now other than last's. Files are only ever
+// added to a parse, so function names and class fields are only ever added, by the files
+// parsed since: those are all that is read for them.
+func (p *project) changedSince(now, last answers) map[probeID]bool {
+	changed := map[probeID]bool{}
+	for path, f := range now.parsed {
+		if last.parsed[path] == f {
+			continue
+		}
+		changed[probeID{kind: probeParsed, name: path}] = true
+		for _, fn := range f.Functions {
+			if !last.funcNames[fn.Name] {
+				changed[probeID{kind: probeFuncName, name: fn.Name}] = true
+			}
+		}
+		for _, name := range p.fileFields[f] {
+			if !last.fields[name] {
+				changed[probeID{kind: probeField, name: name}] = true
+			}
+		}
+	}
+	for cls, subs := range now.subclasses {
+		if !slices.Equal(subs, last.subclasses[cls]) {
+			changed[probeID{kind: probeSubclasses, cls: cls}] = true
+		}
+	}
+	return changed
 }
 
 // probeKey names a cached answer of the resolver whose computation read probes: a class's

@@ -2,10 +2,12 @@ package analyzers
 
 import (
 	"context"
+	"fmt"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +20,32 @@ import (
 // order (subclasses listed in a map's order) or an answer that is not a function of the
 // parsed files fails it.
 func TestProbesHoldWhenNothingChanged(t *testing.T) {
+	projects := fixtureProjects(t)
+	for dir, files := range projects {
+		res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+		if err := res.ParseMatching(context.Background(), []string{""}); err != nil {
+			t.Fatal(err)
+		}
+		proj := newProject(dir, files, res)
+		memo := newGraphMemo()
+		buildGraph(proj, res, nil, memo)
+		for range 5 {
+			proj.reindex()
+			for _, m := range []callMemo{memo.calls, memo.entered} {
+				for f, slots := range m {
+					for i, r := range slots {
+						if !proj.holds(r.probes) {
+							t.Errorf("%s: call %d of %s re-resolved although no file was parsed", dir, i, f.Path)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// fixtureProjects are the Python files of each fixture project under testdata/src.
+func fixtureProjects(t *testing.T) map[string][]string {
 	projects := map[string][]string{}
 	root := filepath.Join("..", "testdata", "src")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -35,25 +63,59 @@ func TestProbesHoldWhenNothingChanged(t *testing.T) {
 	if len(projects) < 10 {
 		t.Fatalf("found %d fixture projects under %s", len(projects), root)
 	}
-	for dir, files := range projects {
-		res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
-		if err := res.ParseMatching(context.Background(), []string{""}); err != nil {
-			t.Fatal(err)
-		}
-		proj := newProject(dir, files, res)
-		memo := &graphMemo{calls: callMemo{}, entered: callMemo{}}
-		buildGraph(proj, res, nil, memo)
-		for range 5 {
-			proj.reindex()
-			for _, m := range []callMemo{memo.calls, memo.entered} {
-				for f, slots := range m {
-					for i, r := range slots {
-						if !proj.holds(r.probes) {
-							t.Errorf("%s: call %d of %s re-resolved although no file was parsed", dir, i, f.Path)
-						}
-					}
+	return projects
+}
+
+// TestGraphAcrossRounds: a call graph built round after round, a few files parsed in each
+// (a round keeps what the files whose calls read no changed answer contributed), is the
+// graph built once over the same files. Each fixture project is parsed a file per round,
+// in path order and in reverse, so that definitions arrive both before and after the
+// calls that reach them.
+func TestGraphAcrossRounds(t *testing.T) {
+	for dir, files := range fixtureProjects(t) {
+		for _, order := range [][]string{files, reversed(files)} {
+			res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+			proj := newProject(dir, files, res)
+			memo := newGraphMemo()
+			var g *CallGraph
+			for _, f := range order {
+				if err := res.ParseFiles(context.Background(), []string{f}); err != nil {
+					t.Fatal(err)
 				}
+				proj.reindex()
+				g = buildGraph(proj, res, nil, memo)
+			}
+			proj.reindex()
+			once := buildGraph(proj, res, nil, newGraphMemo())
+			if got, want := graphText(g), graphText(once); got != want {
+				t.Errorf("%s: built round by round\n%s\nbuilt once\n%s", dir, got, want)
 			}
 		}
 	}
+}
+
+func reversed(s []string) []string {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
+}
+
+// graphText lists a graph's targets, edges and helpers, one per line.
+func graphText(g *CallGraph) string {
+	var lines []string
+	for _, t := range g.Targets {
+		lines = append(lines, fmt.Sprintf("target %s:%d %s", t.File.Path, t.Call.Node.Start, t.Spelling))
+	}
+	for fn, es := range g.Callers {
+		for _, e := range es {
+			lines = append(lines, fmt.Sprintf("caller of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
+		}
+	}
+	for fn, es := range g.Inner {
+		for _, e := range es {
+			lines = append(lines, fmt.Sprintf("inner of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

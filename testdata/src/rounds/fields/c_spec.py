@@ -1,0 +1,7 @@
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Spec:
+    free_fn: Callable
