@@ -1125,12 +1125,15 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		}
 	}
 	// A parameter annotated with a project class: `def fit(trainer: Trainer): trainer.step()`.
+	// A class imported from a module not parsed yet is read in the next round: what its
+	// methods run is seen only there (a method's callers are not searched for by name).
 	if hasRest && !strings.Contains(rest, ".") {
 		for s := scope; s != nil; s = s.Parent {
 			if t, ok := s.ParamTypes[head]; ok {
 				if cr := p.lookupClass(f, t); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}
+				p.wantModuleOf(f, t)
 				break
 			}
 		}
@@ -1145,6 +1148,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 				if cr := p.lookupClass(f, strings.TrimSuffix(a, "()")); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}
+				p.wantModuleOf(f, strings.TrimSuffix(a, "()"))
 			}
 		}
 		return nil

@@ -968,7 +968,9 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 				!holdsOutput(f, s, pyparse.DottedName(fn.ChildByField("object"), src)) {
 				return fmt.Sprintf("`%s` at line %d moves the model onto the device", head(src, s), s.Line())
 			}
-			if reLoadModel.MatchString(callee) && !weightless(callee) {
+			// What the call does is its name's to say, not its receiver's: a method of an
+			// object called `offloader` (`self.offloader.set_forward_only(True)`) sets a flag.
+			if reLoadModel.MatchString(callee[strings.LastIndex(callee, ".")+1:]) && !weightless(callee) {
 				return fmt.Sprintf("`%s` at line %d loads or offloads a model", head(src, s), s.Line())
 			}
 			// `model.destroy()`: DeepSpeed's engine frees what it holds

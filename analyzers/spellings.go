@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/allocconf"
+	"github.com/cachelint/cachelint/pyparse"
 )
 
 // directCallees are the fully qualified spellings of torch's cache-emptying functions
@@ -107,7 +108,7 @@ func Needles(extraHelpers []string) []string {
 		add(suffix) // "accelerator.clear": the identifier set matches both tokens
 	}
 	for _, v := range allocconf.EnvVars() {
-		add(v.Name)
+		add(pyparse.TextName(v.Name)) // named by a string, as a rule
 	}
 	for _, e := range extraHelpers {
 		add(last(strings.TrimSpace(e)))

@@ -1,19 +1,31 @@
 package pyparse
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // identSet answers "does this file mention any of these names?" in one pass over its bytes:
 // it splits the text into identifier-like runs and looks each run up, so the cost is the same
 // for six names or six hundred (helper names found in a later round). Names must be Python
 // identifiers; two identifiers joined by a dot ("accelerator.clear"), which a file mentions
-// when it mentions both (a method whose name alone is everywhere); or an ImportedName
+// when it mentions both (a method whose name alone is everywhere); an ImportedName
 // ("import utils.cleanup"), which a file mentions when an import statement of it names the
-// module part and the name is mentioned anywhere. They match whole tokens, strings and
-// comments included, which errs toward parsing a file too many, never too few.
+// module part and the name is mentioned anywhere; or a TextName ("text
+// PYTORCH_CUDA_ALLOC_CONF"), which a file mentions in its code or anywhere in a string.
+//
+// A mention is a whole token where the program can name something: code, an f-string (its
+// replacement fields are code; the whole string is read as such), or a string that is
+// one identifier and nothing else (`getattr(torch.cuda, "empty_cache")`, `__all__ =
+// ["cleanup"]`). Comments and other strings are not (docstrings that name a helper, code
+// kept in strings for exec), except for text names. The lexer knows Python's comments and
+// string literals (prefixes, triple quotes, backslashes); where it could go wrong (a stray
+// quote in a broken file), a line at most is misread.
 type identSet struct {
 	names          map[string]struct{}
-	bits           [][2]uint32 // each single name's two signature hashes
-	pairs          [][2]string // dotted names: both parts must be mentioned
+	bits           [][2]uint32         // each single name's two signature hashes
+	texts          map[string]struct{} // text names: mentioned in strings too
+	pairs          [][2]string         // dotted names: both parts must be mentioned
 	pairBits       [][2][2]uint32
 	pairImport     []bool           // the pair's first part must be mentioned in an import statement
 	pairPart       map[string][]int // part -> indexes into pairs
@@ -31,6 +43,13 @@ func ImportedName(module, name string) string { return importPrefix + module + "
 
 const importPrefix = "import "
 
+// TextName is the needle for a file that mentions name in its code or in any string: an
+// environment variable is named by a string (`os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ...`,
+// `"PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python train.py"`).
+func TextName(name string) string { return textPrefix + name }
+
+const textPrefix = "text "
+
 var identChar = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {
 		t[c] = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
@@ -43,6 +62,17 @@ func newIdentSet(names []string) *identSet {
 	for _, n := range names {
 		if n == "" {
 			s.all = true
+			continue
+		}
+		if t, ok := strings.CutPrefix(n, textPrefix); ok {
+			if s.texts == nil {
+				s.texts = map[string]struct{}{}
+			}
+			s.texts[t] = struct{}{}
+			s.bits = append(s.bits, sigBits(t))
+			s.first[t[0]] = true
+			s.minLen = min(s.minLen, len(t))
+			s.maxLen = max(s.maxLen, len(t))
 			continue
 		}
 		imported := strings.HasPrefix(n, importPrefix)
@@ -120,82 +150,211 @@ func sigBits(name string) [2]uint32 {
 }
 
 // scan reports whether src mentions one of the names, and fills sig (sized for src) with
-// every identifier of src (the whole file is scanned, so the signature is complete).
+// every identifier of src that can be a mention (code, and strings' words: the whole file
+// is scanned, so the signature is complete).
 //
-// An import statement starts at the keyword `import` or `from` (anywhere: `raise e from x`
-// counts too, which only errs toward a file too many) and runs to the end of its logical
-// line: a newline outside brackets and not after a backslash, or a `;`.
+// An import statement starts at the keyword `import` or `from` (anywhere in code: `raise e
+// from x` counts too, which only errs toward a file too many) and runs to the end of its
+// logical line: a newline outside brackets and not after a backslash, or a `;`.
 func (s *identSet) scan(src []byte, sig *signature) bool {
-	found := s.all
 	sig.size(len(src))
-	allMask, impMask := uint64(len(sig.all)*64-1), uint64(len(sig.imp)*64-1)
-	var seen map[int]uint8 // pair index -> parts seen (bit 0 receiver, bit 1 method)
-	inImport, depth, lastSignificant := false, 0, byte(0)
+	sc := scanner{set: s, sig: sig, found: s.all, allMask: uint64(len(sig.all)*64 - 1), impMask: uint64(len(sig.imp)*64 - 1)}
+	depth, lastSignificant := 0, byte(0)
 	n := len(src)
 	for i := 0; i < n; {
-		if c := src[i]; !identChar[c] {
-			if inImport {
-				switch c {
-				case '(', '[', '{':
-					depth++
-				case ')', ']', '}':
-					depth--
-				case ';':
-					inImport = depth > 0
-				case '\n':
-					inImport = depth > 0 || lastSignificant == '\\'
-				}
-				if c != ' ' && c != '\t' && c != '\r' {
-					lastSignificant = c
-				}
+		c := src[i]
+		if identChar[c] {
+			j := i + 1
+			for j < n && identChar[src[j]] {
+				j++
 			}
+			if j < n && (src[j] == '"' || src[j] == '\'') && isStringPrefix(src[i:j]) {
+				i, lastSignificant = sc.str(src, j, src[i:j]), '"'
+				continue
+			}
+			lastSignificant = 'a'
+			sc.mention(src, i, j, true)
+			if l := j - i; (l == 6 && string(src[i:j]) == "import") || (l == 4 && string(src[i:j]) == "from") {
+				sc.inImport, depth = true, 0
+			}
+			i = j
+			continue
+		}
+		switch c {
+		case '#':
+			// A comment runs to the end of its line; the line break is read as usual.
+			for i < n && src[i] != '\n' && src[i] != '\r' {
+				i++
+			}
+			continue
+		case '"', '\'':
+			i, lastSignificant = sc.str(src, i, nil), '"'
+			continue
+		}
+		if sc.inImport {
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+			case ';':
+				sc.inImport = depth > 0
+			case '\n':
+				sc.inImport = depth > 0 || lastSignificant == '\\'
+			}
+			if c != ' ' && c != '\t' && c != '\r' {
+				lastSignificant = c
+			}
+		}
+		i++
+	}
+	return sc.found
+}
+
+// scanner is one scan's state.
+type scanner struct {
+	set              *identSet
+	sig              *signature
+	allMask, impMask uint64
+	seen             map[int]uint8 // pair index -> parts seen (bit 0 receiver, bit 1 method)
+	found, inImport  bool
+}
+
+// mention takes the identifier src[i:j] into the signature, and as a mention of the names
+// when it stands in code (of the text names only otherwise).
+func (sc *scanner) mention(src []byte, i, j int, code bool) {
+	s := sc.set
+	if l := j - i; !sc.found && l >= s.minLen && l <= s.maxLen && s.first[src[i]] {
+		tok := string(src[i:j])
+		if _, ok := s.texts[tok]; ok {
+			sc.found = true
+		}
+		if code {
+			if _, ok := s.names[tok]; ok {
+				sc.found = true
+			}
+			for _, pi := range s.pairPart[tok] {
+				if sc.seen == nil {
+					sc.seen = map[int]uint8{}
+				}
+				if s.pairs[pi][0] == tok && (sc.inImport || !s.pairImport[pi]) {
+					sc.seen[pi] |= 1
+				}
+				if s.pairs[pi][1] == tok {
+					sc.seen[pi] |= 2
+				}
+				sc.found = sc.found || sc.seen[pi] == 3
+			}
+		}
+	}
+	h := uint64(14695981039346656037)
+	for k := i; k < j; k++ {
+		h ^= uint64(src[k])
+		h *= 1099511628211
+	}
+	sig := sc.sig
+	a, b := h&sc.allMask, (h>>32)&sc.allMask
+	sig.all[a>>6] |= 1 << (a & 63)
+	sig.all[b>>6] |= 1 << (b & 63)
+	if sc.inImport && code {
+		a, b = h&sc.impMask, (h>>32)&sc.impMask
+		sig.imp[a>>6] |= 1 << (a & 63)
+		sig.imp[b>>6] |= 1 << (b & 63)
+	}
+}
+
+// words takes every identifier-like run of src[i:j].
+func (sc *scanner) words(src []byte, i, j int, code bool) {
+	for i < j {
+		if !identChar[src[i]] {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < n && identChar[src[j]] {
-			j++
+		k := i + 1
+		for k < j && identChar[src[k]] {
+			k++
 		}
-		lastSignificant = 'a'
-		if !found && (len(s.names) > 0 || len(s.pairs) > 0) {
-			if l := j - i; l >= s.minLen && l <= s.maxLen && s.first[src[i]] {
-				tok := string(src[i:j])
-				if _, ok := s.names[tok]; ok {
-					found = true
-				}
-				for _, pi := range s.pairPart[tok] {
-					if seen == nil {
-						seen = map[int]uint8{}
-					}
-					if s.pairs[pi][0] == tok && (inImport || !s.pairImport[pi]) {
-						seen[pi] |= 1
-					}
-					if s.pairs[pi][1] == tok {
-						seen[pi] |= 2
-					}
-					found = found || seen[pi] == 3
-				}
-			}
-		}
-		h := uint64(14695981039346656037)
-		for k := i; k < j; k++ {
-			h ^= uint64(src[k])
-			h *= 1099511628211
-		}
-		a, b := h&allMask, (h>>32)&allMask
-		sig.all[a>>6] |= 1 << (a & 63)
-		sig.all[b>>6] |= 1 << (b & 63)
-		if inImport {
-			a, b = h&impMask, (h>>32)&impMask
-			sig.imp[a>>6] |= 1 << (a & 63)
-			sig.imp[b>>6] |= 1 << (b & 63)
-		}
-		if l := j - i; (l == 6 && string(src[i:j]) == "import") || (l == 4 && string(src[i:j]) == "from") {
-			inImport, depth = true, 0
-		}
-		i = j
+		sc.mention(src, i, k, code)
+		i = k
 	}
-	return found
+}
+
+// str reads the string literal whose opening quote is at q (prefix its letters: "f", "rb",
+// nil for none) and returns the offset after it. An f-string's text is read as code (its
+// replacement fields are), and so is an unterminated triple-quoted one; a string that is
+// one identifier is a mention of it, any other string only of the text names.
+func (sc *scanner) str(src []byte, q int, prefix []byte) int {
+	n, quote := len(src), src[q]
+	triple := q+2 < n && src[q+1] == quote && src[q+2] == quote
+	start := q + 1
+	if triple {
+		start = q + 3
+	}
+	end, after := n, n
+	for k := start; k < n; k++ {
+		c := src[k]
+		if c == '\\' {
+			// A backslash keeps the next character (a quote, a line break) in the string,
+			// raw strings included.
+			if k+2 < n && src[k+1] == '\r' && src[k+2] == '\n' {
+				k++
+			}
+			k++
+			continue
+		}
+		if c == quote && (!triple || k+2 < n && src[k+1] == quote && src[k+2] == quote) {
+			end, after = k, k+1
+			if triple {
+				after = k + 3
+			}
+			break
+		}
+		if !triple && (c == '\n' || c == '\r') {
+			end, after = k, k // unterminated: it ends with its line
+			break
+		}
+	}
+	switch {
+	case bytes.ContainsAny(prefix, "fFtT"), triple && after == n && end == n:
+		// A triple-quoted string that never ends is a broken file, whose parse reads on:
+		// the rest of it is read as code.
+		sc.words(src, start, end, true)
+	case isIdentifier(src[start:end]):
+		sc.mention(src, start, end, true)
+	default:
+		sc.words(src, start, end, false)
+	}
+	return after
+}
+
+// isStringPrefix reports whether an identifier run directly before a quote is a string
+// literal's prefix (r, b, u, f, t and their pairs, in either case).
+func isStringPrefix(p []byte) bool {
+	if len(p) == 0 || len(p) > 2 {
+		return false
+	}
+	var seen [2]byte
+	for i, c := range p {
+		c |= 0x20 // lower case
+		if !strings.ContainsRune("rbuft", rune(c)) {
+			return false
+		}
+		seen[i] = c
+	}
+	return len(p) == 1 || seen[0] != seen[1] && (seen[0] == 'r' || seen[1] == 'r') && seen[0] != 'u' && seen[1] != 'u'
+}
+
+// isIdentifier reports whether b is one identifier-like run and nothing else.
+func isIdentifier(b []byte) bool {
+	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' {
+		return false
+	}
+	for _, c := range b {
+		if !identChar[c] {
+			return false
+		}
+	}
+	return true
 }
 
 // mayMention reports whether a file with this signature can mention one of the names.

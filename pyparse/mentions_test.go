@@ -1,6 +1,13 @@
 package pyparse
 
-import "testing"
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestIdentSet(t *testing.T) {
 	set := newIdentSet([]string{"empty_cache", "free_gpu"})
@@ -20,6 +27,52 @@ func TestIdentSet(t *testing.T) {
 			t.Errorf("scan(%q) = %v, want %v", src, got, want)
 		}
 		// The signature never loses a name the file mentions.
+		if want && !set.mayMention(&sig) {
+			t.Errorf("signature of %q lost a name", src)
+		}
+	}
+}
+
+// TestMentionsInCode: a mention is a token in code, in an f-string, or a string that is the
+// name alone; comments and other strings mention nothing, except for text names. Quotes
+// and hashes inside strings and comments do not throw the lexer off.
+func TestMentionsInCode(t *testing.T) {
+	set := newIdentSet([]string{"empty_cache", "accelerator.clear", TextName("PYTORCH_CUDA_ALLOC_CONF")})
+	for src, want := range map[string]bool{
+		"torch.cuda.empty_cache()":                                            true,
+		"# torch.cuda.empty_cache()\n":                                        false,
+		"x = 1  # then empty_cache\n":                                         false,
+		"def f():\n    \"\"\"Calls empty_cache once.\"\"\"\n":                 false,
+		"CODE = 'torch.cuda.empty_cache()'\nexec(CODE)":                       false,
+		"CODE = '''\ntorch.cuda.empty_cache()\n'''\n":                         false,
+		"getattr(torch.cuda, 'empty_cache')()":                                true,
+		"hasattr(torch.cuda, \"empty_cache\")":                                true,
+		"__all__ = [\"empty_cache\"]":                                         true,
+		"print(f\"{torch.cuda.empty_cache()}\")":                              true,
+		"print(F'freed {empty_cache}')":                                       true,
+		"print(rf\"{empty_cache}\")":                                          true,
+		"s = '#'; empty_cache()":                                              true,
+		"s = \"it's\"; empty_cache()":                                         true,
+		"# it's\nempty_cache()":                                               true,
+		"s = 'a\\'b'; empty_cache()":                                          true,
+		"s = r'a\\'; empty_cache()":                                           false, // r'a\' goes on: the quote is escaped
+		"s = r'a\\'' ; empty_cache()":                                         true,
+		"s = '''a ' b '' c'''; empty_cache()":                                 true,
+		"s = 'unterminated\nempty_cache()":                                    true, // a bad line ends its string
+		"doc = \"\"\"\nempty_cache()\n":                                       true, // a broken file's unclosed triple quotes read on as code
+		"s = 'a\\\nb'; empty_cache()":                                         true, // a backslash continues the string
+		"s = 'a\\\r\nb'; empty_cache()":                                       true,
+		"s = b'empty_cache'":                                                  true,
+		"s = 'accelerator'; accelerator.clear()":                              true,
+		"# accelerator\nclear()":                                              false,
+		"os.environ['PYTORCH_CUDA_ALLOC_CONF'] = 'expandable_segments:True'":  true,
+		"run('PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python x.py')": true,
+		"# export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n":         false,
+	} {
+		var sig signature
+		if got := set.scan([]byte(src), &sig); got != want {
+			t.Errorf("scan(%q) = %v, want %v", src, got, want)
+		}
 		if want && !set.mayMention(&sig) {
 			t.Errorf("signature of %q lost a name", src)
 		}
@@ -91,7 +144,7 @@ func TestImportedName(t *testing.T) {
 		"import os; memory = 1\ncleanup()":                                     false,
 		"from utils import (\n    io,\n)\nmemory = 1\ncleanup()":               false,
 		"from utils.memory import free\n":                                      false, // the module, not the name
-		"# from memory import nothing\ncleanup()":                              true,  // comments err toward parsing
+		"# from memory import nothing\ncleanup()":                              false, // comments name nothing
 		"x = 1\nfrom torch import nn\nmemory.cleanup()  # memory not imported": false,
 	} {
 		var sig signature
@@ -108,5 +161,63 @@ func TestImportedName(t *testing.T) {
 	newIdentSet([]string{"x"}).scan([]byte("memory = {}\ncleanup(memory)\nimport os\n"), &sig)
 	if set.mayMention(&sig) {
 		t.Error("signature lets an imported name through without the import")
+	}
+}
+
+// TestMentionsCoverTheTree: every identifier the parser finds in a file is a mention by
+// the prefilter's lexer (which reads no tree), and so is a string that is one identifier
+// (a getattr name). Over every Python file under testdata, and any directory named in
+// CACHELINT_MENTIONS_CORPUS.
+func TestMentionsCoverTheTree(t *testing.T) {
+	roots := []string{filepath.Join("..", "testdata")}
+	if dir := os.Getenv("CACHELINT_MENTIONS_CORPUS"); dir != "" {
+		roots = append(roots, dir)
+	}
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	files := 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".py") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			f, err := p.Parse(context.Background(), path, src)
+			if err != nil {
+				return nil // over its budget: nothing to compare
+			}
+			files++
+			names := map[string]bool{}
+			f.Root.Walk(func(n *Node) bool {
+				switch n.Kind() {
+				case "identifier":
+					names[n.Text(src)] = true
+				case "string_content":
+					if s := n.Text(src); isIdentifier([]byte(s)) && n.Parent().ChildCount() == 1 {
+						names[s] = true // the whole string
+					}
+				}
+				return true
+			})
+			for name := range names {
+				var sig signature
+				if !newIdentSet([]string{name}).scan(src, &sig) {
+					t.Errorf("%s: %q is in the tree but no mention", path, name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files < 100 {
+		t.Fatalf("read %d files", files)
 	}
 }

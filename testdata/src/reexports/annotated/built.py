@@ -1,0 +1,15 @@
+"""Mentions no needle: read only because a construction names
+its class, whose method reaches the helper through an attribute."""
+from offload import Offloader
+
+
+class Net2:
+    def __init__(self, blocks):
+        self.blocks = blocks
+        self.offloader = Offloader()
+
+    def swap_blocks(self):
+        self.offloader.prepare(self.blocks)
+
+    def __call__(self, x):
+        return x
