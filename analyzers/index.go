@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -1148,7 +1149,11 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 				if cr := p.lookupClass(f, strings.TrimSuffix(a, "()")); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}
-				p.wantModuleOf(f, strings.TrimSuffix(a, "()"))
+				if ctor := strings.TrimSuffix(a, "()"); isClassName(ctor[strings.LastIndex(ctor, ".")+1:]) {
+					// `Trainer(cfg)`, not `get_logger()`: a class by its name (PEP 8's
+					// CapWords), whose module is read to see the method.
+					p.wantModuleOf(f, ctor)
+				}
 			}
 		}
 		return nil
@@ -1198,6 +1203,12 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 		return nil
 	}
 	return nil
+}
+
+// isClassName reports a name spelt as a class's (CapWords): `Trainer`, `Net2`, not
+// `get_logger` or `CONSTANT`.
+func isClassName(name string) bool {
+	return name != "" && unicode.IsUpper(rune(name[0])) && strings.ToUpper(name) != name
 }
 
 func methodClass(scope *pyparse.Function) *pyparse.Class {

@@ -1,6 +1,7 @@
 import torch
 
 import built
+import logs
 import net as nets
 
 
@@ -14,7 +15,9 @@ def train(model: nets.Net, loader, opt):
 
 def finetune(blocks, loader, opt):
     net = built.Net2(blocks)
+    log = logs.get_logger()
     for batch in loader:
+        log.info("step")
         net.swap_blocks()  # want "CL001 swap_blocks.. runs on every iteration"
         net(batch).backward()
         opt.step()
