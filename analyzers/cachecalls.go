@@ -285,7 +285,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 			}
 		}
 		if fg == nil || fg.untrusted || fg.readsAny(changed) {
-			fg = proj.fileGraph(f, fg, extra, memo)
+			fg = proj.graphOf(f, fg, extra, memo)
 			memo.files[f] = fg
 		}
 		g.Targets = append(g.Targets, fg.targets...)
@@ -326,10 +326,10 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 	return g
 }
 
-// fileGraph finds what f's calls contribute to the graph: each call as the last round
+// graphOf finds what f's calls contribute to the graph: each call as the last round
 // found it while what it read holds (resolved), found again otherwise. last is what the
 // file contributed before, nil in the round that parsed it.
-func (proj *project) fileGraph(f *pyparse.File, last *fileGraph, extra map[string]bool, memo *graphMemo) *fileGraph {
+func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]bool, memo *graphMemo) *fileGraph {
 	fg := &fileGraph{reads: map[probeID]struct{}{}}
 	if last != nil {
 		fg.reads, fg.untrusted = last.reads, last.untrusted

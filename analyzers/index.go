@@ -1548,23 +1548,37 @@ func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
 // constructions only for such a name.
 func (p *project) classFields() map[string]bool {
 	if p.fields == nil {
-		p.fields = p.union(p.fileFields, func(f *pyparse.File) (names []string) {
-			for _, cls := range f.Classes {
-				if cls.Node == nil {
-					continue
-				}
-				walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
-					if n.Kind() == "assignment" {
-						if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
-							names = append(names, l.Text(f.Src))
-						}
-					}
-				})
+		p.fields = map[string]bool{}
+		for _, f := range p.res.Files {
+			for _, name := range p.fieldsOf(f) {
+				p.fields[name] = true
 			}
-			return names
-		})
+		}
 	}
 	return p.fields
+}
+
+// fieldsOf are the names f's class bodies declare, read once per run (classFields is
+// rebuilt each index; a round's new fields are those of the files it parsed).
+func (p *project) fieldsOf(f *pyparse.File) []string {
+	names, ok := p.fileFields[f]
+	if ok {
+		return names
+	}
+	for _, cls := range f.Classes {
+		if cls.Node == nil {
+			continue
+		}
+		walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+			if n.Kind() == "assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
+					names = append(names, l.Text(f.Src))
+				}
+			}
+		})
+	}
+	p.fileFields[f] = names
+	return names
 }
 
 // mutatedFields are the attribute names some parsed file assigns (`state.should_save = True`,
@@ -1588,21 +1602,4 @@ func (p *project) mutatedFields() map[string]bool {
 		})
 	}
 	return p.mutated
-}
-
-// union is the set of the names read finds in the parsed files, each file read once per
-// run (its names kept in perFile), not once per index.
-func (p *project) union(perFile map[*pyparse.File][]string, read func(*pyparse.File) []string) map[string]bool {
-	out := map[string]bool{}
-	for _, f := range p.res.Files {
-		names, ok := perFile[f]
-		if !ok {
-			names = read(f)
-			perFile[f] = names
-		}
-		for _, n := range names {
-			out[n] = true
-		}
-	}
-	return out
 }

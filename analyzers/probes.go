@@ -72,7 +72,7 @@ func (p *project) changedSince(now, last answers) map[probeID]bool {
 				changed[probeID{kind: probeFuncName, name: fn.Name}] = true
 			}
 		}
-		for _, name := range p.fileFields[f] {
+		for _, name := range p.fieldsOf(f) {
 			if !last.fields[name] {
 				changed[probeID{kind: probeField, name: name}] = true
 			}
