@@ -103,7 +103,7 @@ func newIdentSet(names []string) *identSet {
 }
 
 // Matcher reports whether a text mentions one of the needles, as ParseMatching decides
-// whether to parse a file: the same names, pairs and imported names.
+// whether to parse a file: the same names, pairs, imported and text names.
 func Matcher(needles []string) func(src []byte) bool {
 	set := newIdentSet(needles)
 	return func(src []byte) bool {
@@ -112,8 +112,9 @@ func Matcher(needles []string) func(src []byte) bool {
 	}
 }
 
-// signature is a Bloom filter of the identifiers a file mentions, and a quarter-size one of
-// those its import statements mention, kept for files that did not match so that a later
+// signature is a Bloom filter of the identifiers of a file's code and strings (not its
+// comments: every word a mention can be), and a quarter-size one of those its import
+// statements mention, kept for files that did not match so that a later
 // round (new helper names) re-reads only the files that may mention them: a bit per 4 bytes
 // of the file (at least 4096) instead of its text. Sized to the file, the filter stays
 // sparse: at a fixed 4096 bits every file over ~20 KB let through most names, and unsloth
