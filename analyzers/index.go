@@ -1121,7 +1121,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 	}
 	// Class.method called on the class itself.
 	if hasRest && !strings.Contains(rest, ".") {
-		if cr := p.lookupClass(f, head); cr != nil {
+		if cr := p.classForMethod(f, head, rest); cr != nil {
 			return p.findMethod(cr.file, cr.cls, rest, 0)
 		}
 	}
@@ -1183,9 +1183,13 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 		}
 		target := p.parsedFile(file)
 		if target == nil {
-			// The module mentions no helper name, so it defines none; it may re-export
-			// one (`from .memory_utils import *`) when the name is a function's elsewhere.
-			if p.isFuncName(parts[len(parts)-1]) {
+			// The module mentions no helper name, so it defines none, but it may hold
+			// one when the name is a function's elsewhere: a class whose base's method
+			// it is (`AutoencoderKL.from_pretrained`), or a function it re-exports. A
+			// re-export is an import (`from .memory_utils import *`, `from .memory_utils
+			// import cleanup`): a module whose import statements name neither the
+			// function nor `*` defines the function itself, calling no helper.
+			if p.isFuncName(parts[len(parts)-1]) && (cut < len(parts)-1 || p.res.MayImport(file, parts[cut])) {
 				p.want[file] = true
 			}
 			return nil
@@ -1294,6 +1298,20 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 		return cr
 	}
 	return p.findClass(t, name, depth)
+}
+
+// classForMethod looks up the class of a `Class.method(...)` call. When the receiver is spelt
+// as a class (CapWords: `io.save()` calls a module's function) and the method's name is some
+// parsed function's (a helper's, maybe), the unparsed modules the lookup walks through go on
+// the want list: the packages that re-export the class (`from unsloth import FastModel`:
+// `unsloth/__init__.py` -> `from .models import *` -> `from .loader import FastModel`) and
+// its module, where the method is found.
+func (p *project) classForMethod(f *pyparse.File, class, method string) *classRef {
+	if !p.wantClasses && isClassName(class) && p.isFuncName(method) {
+		p.wantClasses = true
+		defer func() { p.wantClasses = false }()
+	}
+	return p.lookupClass(f, class)
 }
 
 // wantBases puts on the want list the unparsed modules that hold the project base classes

@@ -355,11 +355,14 @@ func TestLaterRounds(t *testing.T) {
 // parameter's annotation or a construction names (annotated/: their methods' callers are
 // not searched for).
 func TestReexports(t *testing.T) {
-	for _, dir := range []string{"star", "explicit", "bases", "annotated"} {
+	for _, dir := range []string{"star", "explicit", "bases", "annotated", "defined", "inherited", "qualified"} {
 		t.Run(dir, func(t *testing.T) {
 			res := analyzertest.Run(t, filepath.Join("..", "testdata", "src", "reexports", dir), analyzers.StepLoop)
 			if dir == "annotated" && res != nil && res.Stats.Parsed != 4 {
 				t.Errorf("%d files parsed, want 4: logs.py holds a function, not a class", res.Stats.Parsed)
+			}
+			if dir == "defined" && res != nil && res.Stats.Parsed != 1 {
+				t.Errorf("%d files parsed, want 1: tools/io.py defines save() and re-exports nothing", res.Stats.Parsed)
 			}
 		})
 	}

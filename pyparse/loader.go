@@ -248,6 +248,16 @@ func (r *Result) Mentions(name string) int {
 	return n
 }
 
+// MayImport reports whether the not-yet-parsed file path may bind name in an import
+// statement (`from .memory import cleanup`, `import pkg.cleanup as cleanup`) or import every
+// name of a module (`from .memory import *`), as a package does to re-export a function
+// (from the signature kept since the file's first read: it errs only toward true). True for
+// a file not read yet.
+func (r *Result) MayImport(path, name string) bool {
+	sig := r.sigs[path]
+	return sig == nil || sig.star || sig.hasImport(sigBits(name))
+}
+
 // Position returns the 1-based line and code-point column of a byte offset in f. The offset
 // just past a final newline is on the line after it (line N+1, column 1), as editors and
 // ruff's fix ranges count it.

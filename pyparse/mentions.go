@@ -122,6 +122,8 @@ func Matcher(needles []string) func(src []byte) bool {
 type signature struct {
 	all []uint64
 	imp []uint64
+	// star: an import statement imports every name of a module (`from .memory import *`).
+	star bool
 }
 
 // Signature sizes, in 64-bit words: the smallest and the largest filter over all identifiers.
@@ -136,7 +138,7 @@ func (sig *signature) size(n int) {
 	for words*64*4 < n && words < sigMaxWords {
 		words *= 2
 	}
-	sig.all, sig.imp = make([]uint64, words), make([]uint64, words/4)
+	sig.all, sig.imp, sig.star = make([]uint64, words), make([]uint64, words/4), false
 }
 
 // sigBits hashes a name to its two filter positions, before they are reduced to a filter's
@@ -198,6 +200,8 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 				depth++
 			case ')', ']', '}':
 				depth--
+			case '*':
+				sig.star = true
 			case ';':
 				sc.inImport = depth > 0
 			case '\n':

@@ -1,0 +1,5 @@
+import torch
+
+
+def save(model):
+    torch.save(model.state_dict(), "checkpoint.pt")

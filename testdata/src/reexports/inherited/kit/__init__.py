@@ -1,0 +1,1 @@
+from .pools import *

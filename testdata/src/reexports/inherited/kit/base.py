@@ -1,0 +1,7 @@
+import torch
+
+
+class Worker:
+    @classmethod
+    def tidy(cls):
+        torch.cuda.empty_cache()
