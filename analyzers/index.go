@@ -1015,18 +1015,49 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 	if level > 0 || rel == "" {
 		return ""
 	}
+	// Anywhere in the tree: the module of that name nearest the importing file, by the
+	// directories their paths share (several projects side by side, each with its own
+	// `utils`, or a package and a vendored copy); two at the same distance are ambiguous.
 	var found string
+	best, tied := -1, false
 	for _, suffix := range []string{"/" + rel + ".py", "/" + rel + "/__init__.py"} {
 		for _, q := range p.byBase[path.Base(suffix)] {
-			if strings.HasSuffix(q, suffix) {
-				if found != "" && found != q {
-					return "" // ambiguous: two modules of that name
-				}
-				found = q
+			if !strings.HasSuffix(q, suffix) || q == found {
+				continue
+			}
+			switch shared := sharedDirs(dir, q); {
+			case shared > best:
+				found, best, tied = q, shared, false
+			case shared == best:
+				tied = true
 			}
 		}
 	}
+	if tied {
+		return ""
+	}
 	return p.display[found]
+}
+
+// sharedDirs counts the leading directories that the directory dir and the file path q
+// share.
+func sharedDirs(dir, q string) int {
+	n := 0
+	for {
+		i := strings.IndexByte(dir, '/')
+		j := strings.IndexByte(q, '/')
+		if i < 0 {
+			i = len(dir)
+		}
+		if j < 0 || dir[:i] != q[:j] {
+			return n
+		}
+		n++
+		if i == len(dir) {
+			return n
+		}
+		dir, q = dir[i+1:], q[j+1:]
+	}
 }
 
 // inPackage reports a file of a package: an `__init__.py` beside it in the scope.

@@ -354,6 +354,12 @@ func TestLaterRounds(t *testing.T) {
 // they may bind the name, whatever else they mention. So are the modules of the classes a
 // parameter's annotation or a construction names (annotated/: their methods' callers are
 // not searched for).
+// TestSideBySide: an absolute import that names a module two projects of the tree define
+// resolves to the one nearer the importing file.
+func TestSideBySide(t *testing.T) {
+	analyzertest.Run(t, filepath.Join("..", "testdata", "src", "sidebyside"), analyzers.StepLoop)
+}
+
 func TestReexports(t *testing.T) {
 	for _, dir := range []string{"star", "explicit", "bases", "annotated", "defined", "inherited", "qualified"} {
 		t.Run(dir, func(t *testing.T) {

@@ -1,0 +1,5 @@
+import gc
+
+
+def tidy():
+    gc.collect()
