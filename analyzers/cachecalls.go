@@ -2,8 +2,11 @@ package analyzers
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
@@ -95,6 +98,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)
 	memo := newGraphMemo()
+	memo.jobs = pass.Settings.Jobs
 	searched := map[string]bool{}
 	for _, n := range first {
 		searched[n] = true
@@ -191,6 +195,8 @@ type graphMemo struct {
 	last answers
 	// fileOf is FileOf of every parsed file's functions.
 	fileOf map[*pyparse.Function]*pyparse.File
+	// jobs is how many goroutines resolve a round's calls (0: GOMAXPROCS).
+	jobs int
 }
 
 func newGraphMemo() *graphMemo {
@@ -276,7 +282,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 	now := proj.answers()
 	changed := proj.changedSince(now, memo.last)
 	memo.last = now
-	var edges, entEdges []*Edge
+	var todo []*pyparse.File
 	for _, f := range res.Files {
 		fg := memo.files[f]
 		if fg == nil {
@@ -285,9 +291,13 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 			}
 		}
 		if fg == nil || fg.untrusted || fg.readsAny(changed) {
-			fg = proj.graphOf(f, fg, extra, memo)
-			memo.files[f] = fg
+			todo = append(todo, f)
 		}
+	}
+	proj.graphsOf(todo, extra, memo)
+	var edges, entEdges []*Edge
+	for _, f := range res.Files {
+		fg := memo.files[f]
 		g.Targets = append(g.Targets, fg.targets...)
 		edges = append(edges, fg.callEdges...)
 		entEdges = append(entEdges, fg.entEdges...)
@@ -324,6 +334,56 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 		sortEdges(g.Callers[fn])
 	}
 	return g
+}
+
+// filesPerJob is the least number of files to resolve that is worth a goroutine of its own.
+var filesPerJob = 16
+
+// graphsOf finds what each of files contributes to the graph (graphOf) and keeps it in
+// memo.files. The files are shared out among goroutines, each resolving with its own copy of
+// the project's caches (project.worker): they read the round's tables, which nothing
+// changes while they run, and what the lookups want parsed is gathered afterwards.
+func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo *graphMemo) {
+	jobs := memo.jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, len(files)/filesPerJob)
+	if jobs <= 1 {
+		for _, f := range files {
+			memo.files[f] = proj.graphOf(f, memo.files[f], extra, memo)
+		}
+		return
+	}
+	for _, f := range files {
+		memo.calls.of(f, len(f.Calls))
+		memo.entered.of(f, len(f.Entered))
+	}
+	out := make([]*fileGraph, len(files))
+	workers := make([]*project, jobs)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		workers[w] = proj.worker()
+		wg.Add(1)
+		go func(p *project) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				out[i] = p.graphOf(files[i], memo.files[files[i]], extra, memo)
+			}
+		}(workers[w])
+	}
+	wg.Wait()
+	for i, f := range files {
+		memo.files[f] = out[i]
+	}
+	for _, w := range workers {
+		proj.merge(w)
+	}
 }
 
 // graphOf finds what f's calls contribute to the graph: each call as the last round

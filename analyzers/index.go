@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"bytes"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,10 @@ import (
 // project's own functions: `from a.b import f as g`, `import a.b as m; m.f()`,
 // `from . import utils; utils.f()`, `self.f()` / `cls.f()` / `super().f()` through the
 // project's classes, nested functions, and simple assignments (`clean = free_gpu`).
+// A round's calls are resolved by several goroutines (graphsOf), each with a copy of the
+// project (worker): a table that resolving fills in as it goes must be one worker makes its
+// own, and what outlives the round merged back (merge); the rest is built by newProject or
+// reindex and only read while calls are resolved.
 type project struct {
 	root    string   // absolute, slash-separated
 	paths   []string // every file in scope, parsed or not: absolute, slash-separated
@@ -141,6 +146,41 @@ func (p *project) reindex() {
 				}
 			}
 		}
+	}
+}
+
+// worker is a copy of p for a goroutine that resolves calls beside others (graphsOf): it
+// shares the round's tables, which reindex built and nothing changes until the next round,
+// and has caches of its own, starting from p's, for what the lookups fill in as they go.
+func (p *project) worker() *project {
+	w := *p
+	w.fields = p.classFields()
+	w.fileFields = maps.Clone(p.fileFields)
+	w.attrClasses = map[*pyparse.Class]map[string]*classRef{}
+	w.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
+	w.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
+	w.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
+	w.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
+	w.devices = map[*pyparse.Function]string{}
+	w.want = map[string]bool{}
+	w.cacheProbes = map[probeKey][]probe{}
+	w.modCache = maps.Clone(p.modCache)
+	w.fileDirs = maps.Clone(p.fileDirs)
+	w.probes, w.recording, w.wantClasses = nil, false, false
+	return &w
+}
+
+// merge takes in what a worker found that outlives the round: the modules its lookups want
+// parsed, and the module paths it looked up.
+func (p *project) merge(w *project) {
+	for file := range w.want {
+		p.want[file] = true
+	}
+	for k, v := range w.modCache {
+		p.modCache[k] = v
+	}
+	for k, v := range w.fileDirs {
+		p.fileDirs[k] = v
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,4 +119,33 @@ func graphText(g *CallGraph) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
+// own caches (graphsOf), is the graph one resolves, with the same modules wanted next. Run
+// with -race, it also holds the goroutines to what they share: the round's tables, read only.
+func TestGraphInParallel(t *testing.T) {
+	defer func(n int) { filesPerJob = n }(filesPerJob)
+	filesPerJob = 1
+	for dir, files := range fixtureProjects(t) {
+		var graphs, wants []string
+		for _, jobs := range []int{1, 4} {
+			res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+			if err := res.ParseMatching(context.Background(), []string{"empty_cache", "cuda", "torch"}); err != nil {
+				t.Fatal(err)
+			}
+			proj := newProject(dir, files, res)
+			proj.reindex()
+			memo := newGraphMemo()
+			memo.jobs = jobs
+			graphs = append(graphs, graphText(buildGraph(proj, res, nil, memo)))
+			wants = append(wants, strings.Join(slices.Sorted(maps.Keys(proj.want)), "\n"))
+		}
+		if graphs[0] != graphs[1] {
+			t.Errorf("%s: resolved by one goroutine\n%s\nby four\n%s", dir, graphs[0], graphs[1])
+		}
+		if wants[0] != wants[1] {
+			t.Errorf("%s: wanted by one goroutine\n%s\nby four\n%s", dir, wants[0], wants[1])
+		}
+	}
 }
