@@ -56,8 +56,9 @@ type project struct {
 	// tables the names last bound to a dict, list or tuple literal.
 	assigns map[*pyparse.File]map[string]string
 	tables  map[*pyparse.File]map[string]*pyparse.Node
-	// byBase indexes paths by file name, for suffix lookups; modCache caches moduleFile, and
-	// fileDirs each importing file's absolute directory for it.
+	// byBase indexes paths by file name and by their last two components
+	// (`peft/__init__.py`), for suffix lookups; modCache caches moduleFile, and fileDirs
+	// each importing file's absolute directory for it.
 	byBase   map[string][]string
 	modCache map[modKey]string
 	fileDirs map[*pyparse.File]string
@@ -97,7 +98,10 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 		p.paths = append(p.paths, s)
 		p.pathSet[s] = true
 		p.display[s] = f
-		p.byBase[path.Base(s)] = append(p.byBase[path.Base(s)], s)
+		base := path.Base(s)
+		p.byBase[base] = append(p.byBase[base], s)
+		tail := path.Base(path.Dir(s)) + "/" + base
+		p.byBase[tail] = append(p.byBase[tail], s)
 	}
 	sort.Strings(p.paths)
 	p.reindex()
@@ -1061,7 +1065,7 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 	var found string
 	best, tied := -1, false
 	for _, suffix := range []string{"/" + rel + ".py", "/" + rel + "/__init__.py"} {
-		for _, q := range p.byBase[path.Base(suffix)] {
+		for _, q := range p.byBase[tailOf(suffix)] {
 			if !strings.HasSuffix(q, suffix) || q == found {
 				continue
 			}
@@ -1077,6 +1081,18 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 		return ""
 	}
 	return p.display[found]
+}
+
+// tailOf is the key byBase indexes a path suffix under: its last two components, or its
+// file name alone when it has one (every `__init__.py` shares a name, not a tail).
+func tailOf(suffix string) string {
+	suffix = strings.TrimPrefix(suffix, "/")
+	if i := strings.LastIndexByte(suffix, '/'); i >= 0 {
+		if j := strings.LastIndexByte(suffix[:i], '/'); j >= 0 {
+			return suffix[j+1:]
+		}
+	}
+	return suffix
 }
 
 // sharedDirs counts the leading directories that the directory dir and the file path q
