@@ -114,8 +114,9 @@ func Matcher(needles []string) func(src []byte) bool {
 
 // signature is a Bloom filter of the identifiers of a file's code and strings (not its
 // comments: every word a mention can be), and a quarter-size one of those its import
-// statements mention, kept for files that did not match so that a later
-// round (new helper names) re-reads only the files that may mention them: a bit per 4 bytes
+// statements mention, kept for files that did not match so that a later round (new helper
+// names) re-reads only the files that may mention them, and the analysis asks whether a
+// module may re-export a name (Result.MayImport) without reading it: a bit per 4 bytes
 // of the file (at least 4096) instead of its text. Sized to the file, the filter stays
 // sparse: at a fixed 4096 bits every file over ~20 KB let through most names, and unsloth
 // re-read 868 files (52 MB) in later rounds only to find they mention none.
