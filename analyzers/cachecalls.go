@@ -3,6 +3,7 @@ package analyzers
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -361,28 +362,50 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 	}
 	out := make([]*fileGraph, len(files))
 	workers := make([]*project, jobs)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	for w := range workers {
 		workers[w] = proj.worker()
-		wg.Add(1)
-		go func(p *project) {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) {
-					return
-				}
-				out[i] = p.graphOf(files[i], memo.files[files[i]], extra, memo)
-			}
-		}(workers[w])
 	}
-	wg.Wait()
+	inParallel(len(files), jobs, func(w, i int) {
+		out[i] = workers[w].graphOf(files[i], memo.files[files[i]], extra, memo)
+	})
 	for i, f := range files {
 		memo.files[f] = out[i]
 	}
 	for _, w := range workers {
 		proj.merge(w)
+	}
+}
+
+// inParallel runs work(w, i) for every i < n on jobs goroutines, each taking the next i (w is
+// the goroutine's own number, below jobs). A panic in one, a bug, would end the process: it
+// is caught there, the others take no more, and it is raised again in the caller with the
+// goroutine's stack, where the driver reports it as an internal error.
+func inParallel(n, jobs int, work func(w, i int)) {
+	var next atomic.Int64
+	var failure atomic.Value
+	var wg sync.WaitGroup
+	for w := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					failure.CompareAndSwap(nil, fmt.Sprintf("%v\n%s", v, debug.Stack()))
+					next.Store(int64(n))
+				}
+			}()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				work(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	if v := failure.Load(); v != nil {
+		panic(v)
 	}
 }
 
