@@ -46,7 +46,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.extendExclude, "extend-exclude", "`GLOBS` to exclude in addition to the defaults")
 	fs.BoolVar(&c.respectGitignore, "respect-gitignore", true, "skip files ignored by .gitignore")
 	fs.BoolVar(&c.forceExclude, "force-exclude", false, "apply excludes to files named on the command line too (for pre-commit)")
-	fs.IntVar(&c.jobs, "jobs", 0, "`N` parallel parsers (default: number of CPUs)")
+	fs.IntVar(&c.jobs, "jobs", 0, "`N` parallel workers for parsing and resolving calls (default: number of CPUs)")
 	fs.BoolVar(&c.verbose, "verbose", false, "print what was read and parsed, and how long it took, to stderr")
 	fs.Var(&quietFlag{level: &c.quiet}, "q", "print the findings only: no summary, warnings or notes (ruff's -q)")
 	fs.Var(&quietFlag{level: &c.quiet}, "quiet", "same as -q")

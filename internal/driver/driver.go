@@ -37,7 +37,7 @@ type Settings struct {
 	// StepLoopNames are names of functions called once per step, or of iterables that
 	// yield batches (`step-loop-names`).
 	StepLoopNames []string
-	// Jobs is the number of parallel parsers; 0 means GOMAXPROCS.
+	// Jobs is the number of goroutines that parse files and resolve calls; 0 means GOMAXPROCS.
 	Jobs int
 	// Progress, when set, counts the work as it is done, for a progress line (nil: none).
 	Progress *Progress

@@ -37,7 +37,7 @@ type Options struct {
 	// step-loop names apply. File selection comes from Walk, which the caller merges.
 	Config *config.Config
 	Walk   walk.Options
-	// Jobs is the number of parallel parsers; 0 means one per CPU.
+	// Jobs is the number of goroutines that parse files and resolve calls; 0 means one per CPU.
 	Jobs int
 	// Rules are the enabled rule codes; CL900 reports files that do not parse.
 	Rules map[string]bool
