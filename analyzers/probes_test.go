@@ -74,11 +74,24 @@ func fixtureProjects(t *testing.T) map[string][]string {
 // in path order and in reverse, so that definitions arrive both before and after the
 // calls that reach them.
 func TestGraphAcrossRounds(t *testing.T) {
+	for _, jobs := range []int{1, 4} {
+		t.Run(fmt.Sprintf("jobs=%d", jobs), func(t *testing.T) { graphAcrossRounds(t, jobs) })
+	}
+}
+
+// graphAcrossRounds is TestGraphAcrossRounds with the rounds' calls resolved by jobs
+// goroutines (every file its own share when jobs > 1).
+func graphAcrossRounds(t *testing.T, jobs int) {
+	if jobs > 1 {
+		defer func(n int) { filesPerJob = n }(filesPerJob)
+		filesPerJob = 1
+	}
 	for dir, files := range fixtureProjects(t) {
 		for _, order := range [][]string{files, reversed(files)} {
 			res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
 			proj := newProject(dir, files, res)
 			memo := newGraphMemo()
+			memo.jobs = jobs
 			var g *CallGraph
 			for _, f := range order {
 				if err := res.ParseFiles(context.Background(), []string{f}); err != nil {
