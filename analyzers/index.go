@@ -19,9 +19,9 @@ import (
 // `from . import utils; utils.f()`, `self.f()` / `cls.f()` / `super().f()` through the
 // project's classes, nested functions, and simple assignments (`clean = free_gpu`).
 // A round's calls are resolved by several goroutines (graphsOf), each with a copy of the
-// project (worker): a table that resolving fills in as it goes must be one worker makes its
-// own, and what outlives the round merged back (merge); the rest is built by newProject or
-// reindex and only read while calls are resolved.
+// project (worker): a table that resolving fills in as it goes belongs in newCaches, which
+// gives each worker its own, and what outlives the round is merged back (merge); the rest
+// is built by newProject or reindex and only read while calls are resolved.
 type project struct {
 	root    string   // absolute, slash-separated
 	paths   []string // every file in scope, parsed or not: absolute, slash-separated
@@ -125,14 +125,7 @@ func (p *project) reindex() {
 			p.assigns[f], p.tables[f] = simpleAssignments(f)
 		}
 	}
-	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
-	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
-	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
-	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
-	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
-	p.devices = map[*pyparse.Function]string{}
-	p.want = map[string]bool{}
-	p.cacheProbes = map[probeKey][]probe{}
+	p.newCaches()
 	p.funcNames = map[string]bool{}
 	for _, f := range p.res.Files {
 		for _, fn := range f.Functions {
@@ -160,18 +153,24 @@ func (p *project) worker() *project {
 	w := *p
 	w.fields = p.classFields()
 	w.fileFields = maps.Clone(p.fileFields)
-	w.attrClasses = map[*pyparse.Class]map[string]*classRef{}
-	w.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
-	w.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
-	w.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
-	w.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
-	w.devices = map[*pyparse.Function]string{}
-	w.want = map[string]bool{}
-	w.cacheProbes = map[probeKey][]probe{}
+	w.newCaches()
 	w.modCache = maps.Clone(p.modCache)
 	w.fileDirs = maps.Clone(p.fileDirs)
 	w.probes, w.recording, w.wantClasses = nil, false, false
 	return &w
+}
+
+// newCaches empties what resolving calls fills in as it goes and a round starts afresh:
+// each round (reindex) and each worker has its own.
+func (p *project) newCaches() {
+	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
+	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
+	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
+	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
+	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
+	p.devices = map[*pyparse.Function]string{}
+	p.want = map[string]bool{}
+	p.cacheProbes = map[probeKey][]probe{}
 }
 
 // merge takes in what a worker found that outlives the round: the modules its lookups want
