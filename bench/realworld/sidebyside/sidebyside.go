@@ -7,9 +7,7 @@
 package sidebyside
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -24,15 +22,6 @@ type Record struct {
 	Pattern   string  `json:"pattern"`
 	Role      string  `json:"role"`
 	Rule      *string `json:"rule"`
-}
-
-// ReadRecords reads a `cachelint calls --format json` output.
-func ReadRecords(r io.Reader) ([]Record, error) {
-	var recs []Record
-	if err := json.NewDecoder(r).Decode(&recs); err != nil {
-		return nil, fmt.Errorf("read call records: %w", err)
-	}
-	return recs, nil
 }
 
 // key says where a record is, under the combined tree's root, and what cachelint made of

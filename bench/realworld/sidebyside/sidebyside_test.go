@@ -1,16 +1,16 @@
 package sidebyside
 
 import (
+	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 )
 
 func TestCompare(t *testing.T) {
 	read := func(s string) []Record {
 		t.Helper()
-		recs, err := ReadRecords(strings.NewReader(s))
-		if err != nil {
+		var recs []Record
+		if err := json.Unmarshal([]byte(s), &recs); err != nil {
 			t.Fatal(err)
 		}
 		return recs
@@ -32,8 +32,5 @@ func TestCompare(t *testing.T) {
 	}
 	if got, want := PerProject(d.Extra), "a 1, b 1"; got != want {
 		t.Errorf("PerProject = %q, want %q", got, want)
-	}
-	if _, err := ReadRecords(strings.NewReader("not json")); err == nil {
-		t.Error("ReadRecords accepted text that is not JSON")
 	}
 }

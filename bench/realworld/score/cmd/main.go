@@ -18,10 +18,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/cachelint/cachelint/bench/realworld/invoke"
 	"github.com/cachelint/cachelint/bench/realworld/score"
 )
 
@@ -114,30 +114,13 @@ func analyse(bin, tree string) (score.RepoResult, error) {
 	if fi, err := os.Stat(tree); err != nil || !fi.IsDir() {
 		return res, fmt.Errorf("no tree at %s (run bench/realworld/materialise.sh)", tree)
 	}
-	abs, err := filepath.Abs(bin)
-	if err == nil && strings.ContainsRune(bin, os.PathSeparator) {
-		bin = abs
-	}
+	bin = invoke.Binary(bin)
 	common := []string{"--format", "json", "--no-config", "--project-root", ".", "."}
-	if err := runJSON(bin, tree, append([]string{"check", "--exit-zero", "--extend-select", "CL003"}, common...), &res.Findings); err != nil {
+	if err := invoke.JSON(bin, tree, append([]string{"check", "--exit-zero", "--extend-select", "CL003"}, common...), &res.Findings); err != nil {
 		return res, err
 	}
-	if err := runJSON(bin, tree, append([]string{"calls"}, common...), &res.Calls); err != nil {
+	if err := invoke.JSON(bin, tree, append([]string{"calls"}, common...), &res.Calls); err != nil {
 		return res, err
 	}
 	return res, nil
-}
-
-func runJSON(bin, dir string, args []string, into any) error {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %w: %s", bin, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	if err := json.Unmarshal(stdout.Bytes(), into); err != nil {
-		return fmt.Errorf("%s %s: read JSON: %w", bin, args[0], err)
-	}
-	return nil
 }

@@ -14,17 +14,16 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/cachelint/cachelint/bench/realworld/invoke"
 	"github.com/cachelint/cachelint/bench/realworld/sidebyside"
 )
 
@@ -62,6 +61,7 @@ func run(trees, bin, repos, work string, verbose bool, out io.Writer) error {
 	if len(names) < 2 {
 		return fmt.Errorf("%d trees: side by side needs two or more", len(names))
 	}
+	bin = invoke.Binary(bin)
 	if work == "" {
 		dir, err := os.MkdirTemp("", "sidebyside")
 		if err != nil {
@@ -94,8 +94,14 @@ func run(trees, bin, repos, work string, verbose bool, out io.Writer) error {
 	}
 	d := sidebyside.Compare(single, combined)
 	fmt.Fprintf(out, "%d projects side by side: %d call records checked one by one, %d together\n", len(names), total, len(combined))
-	fmt.Fprintf(out, "missing together: %d (%s)\n", len(d.Missing), sidebyside.PerProject(d.Missing))
-	fmt.Fprintf(out, "only together: %d (%s)\n", len(d.Extra), sidebyside.PerProject(d.Extra))
+	count := func(keys []string) string {
+		if len(keys) == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (%s)", len(keys), sidebyside.PerProject(keys))
+	}
+	fmt.Fprintf(out, "missing together: %s\n", count(d.Missing))
+	fmt.Fprintf(out, "only together: %s\n", count(d.Extra))
 	if verbose {
 		for _, k := range d.Missing {
 			fmt.Fprintln(out, "- "+k)
@@ -109,18 +115,9 @@ func run(trees, bin, repos, work string, verbose bool, out io.Writer) error {
 
 // calls runs cachelint's call listing over the tree at dir.
 func calls(bin, dir string) ([]sidebyside.Record, error) {
-	cmd := exec.Command(bin, "calls", "--format", "json", "--no-cache", "--no-config", "--project-root", ".", ".")
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cachelint calls in %s: %w\n%s", dir, err, stderr.String())
-	}
-	recs, err := sidebyside.ReadRecords(&stdout)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return recs, nil
+	var recs []sidebyside.Record
+	err := invoke.JSON(bin, dir, []string{"calls", "--format", "json", "--no-cache", "--no-config", "--project-root", ".", "."}, &recs)
+	return recs, err
 }
 
 // linkTree makes dst a copy of src's files, hard-linked where the filesystem allows.
