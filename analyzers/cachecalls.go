@@ -210,16 +210,17 @@ func newGraphMemo() *graphMemo {
 type fileGraph struct {
 	targets             []*Target
 	callEdges, entEdges []*Edge
-	// reads holds what the file's calls read, each answer once; an answer a call read
-	// before it was resolved again may stay (the file is then looked at once too often).
-	reads map[probeID]struct{}
+	// reads holds what the file's calls read, each answer once by its number in the
+	// project's probeTable; an answer a call read before it was resolved again may stay
+	// (the file is then looked at once too often).
+	reads map[int32]struct{}
 	// untrusted: some call read an answer no probe tells the change of (probeUnknown), so
 	// the file is looked at again every round.
 	untrusted bool
 }
 
 // readsAny reports whether the file's calls read one of the answers in changed.
-func (fg *fileGraph) readsAny(changed map[probeID]bool) bool {
+func (fg *fileGraph) readsAny(changed map[int32]bool) bool {
 	if len(changed) < len(fg.reads) {
 		for id := range changed {
 			if _, ok := fg.reads[id]; ok {
@@ -238,20 +239,44 @@ func (fg *fileGraph) readsAny(changed map[probeID]bool) bool {
 
 // callMemo holds, per file, what each of its calls contributes, by the call's index in the
 // file's list (Calls or Entered): one lookup per file and round, not one per call.
-type callMemo map[*pyparse.File][]*resolvedCall
+type callMemo map[*pyparse.File][]resolvedCall
 
-// resolvedCall is what one call contributes to the graph.
+// resolvedCall is what one call contributes to the graph, and what finding it read. Most
+// calls contribute nothing (no target, no project callee), so the contribution is apart.
 type resolvedCall struct {
+	part *callPart // nil when the call contributes nothing
+	// probes is the number of the set of probes finding it read, in the project's
+	// probeTable; done is false until the call is first resolved.
+	probes int32
+	done   bool
+}
+
+// callPart is what a call contributes to the graph: a target when it empties the cache by
+// itself, an edge to each project function it may run.
+type callPart struct {
 	targets []*Target
 	edges   []*Edge
-	probes  []probe
+}
+
+func (r *resolvedCall) targets() []*Target {
+	if r.part == nil {
+		return nil
+	}
+	return r.part.targets
+}
+
+func (r *resolvedCall) edges() []*Edge {
+	if r.part == nil {
+		return nil
+	}
+	return r.part.edges
 }
 
 // of returns the slots of f's n calls.
-func (m callMemo) of(f *pyparse.File, n int) []*resolvedCall {
+func (m callMemo) of(f *pyparse.File, n int) []resolvedCall {
 	slots := m[f]
 	if slots == nil {
-		slots = make([]*resolvedCall, n)
+		slots = make([]resolvedCall, n)
 		m[f] = slots
 	}
 	return slots
@@ -259,14 +284,16 @@ func (m callMemo) of(f *pyparse.File, n int) []*resolvedCall {
 
 // resolved returns what the call in *slot contributes, found again only when what it read
 // has changed.
-func (proj *project) resolved(slot **resolvedCall, find func(*resolvedCall)) *resolvedCall {
-	if r := *slot; r != nil && proj.holds(r.probes) {
-		return r
+func (proj *project) resolved(slot *resolvedCall, find func(*callPart)) (fresh bool) {
+	if slot.done && proj.holds(slot.probes) {
+		return false
 	}
-	r := &resolvedCall{}
-	r.probes = proj.record(func() { find(r) })
-	*slot = r
-	return r
+	part := &callPart{}
+	*slot = resolvedCall{probes: proj.record(func() { find(part) }), done: true}
+	if len(part.targets) > 0 || len(part.edges) > 0 {
+		slot.part = part
+	}
+	return true
 }
 
 // buildGraph builds the call graph of the files parsed so far. A file whose calls read
@@ -281,7 +308,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 		Project: proj,
 	}
 	now := proj.answers()
-	changed := proj.changedSince(now, memo.last)
+	changed := proj.table.idNumbers(proj.changedSince(now, memo.last))
 	memo.last = now
 	var todo []*pyparse.File
 	for _, f := range res.Files {
@@ -413,50 +440,49 @@ func inParallel(n, jobs int, work func(w, i int)) {
 // found it while what it read holds (resolved), found again otherwise. last is what the
 // file contributed before, nil in the round that parsed it.
 func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]bool, memo *graphMemo) *fileGraph {
-	fg := &fileGraph{reads: map[probeID]struct{}{}}
+	fg := &fileGraph{reads: map[int32]struct{}{}}
 	if last != nil {
 		fg.reads, fg.untrusted = last.reads, last.untrusted
 	}
-	resolve := func(slot **resolvedCall, find func(*resolvedCall)) *resolvedCall {
-		before := *slot
-		r := proj.resolved(slot, find)
-		if r != before {
-			for _, pr := range r.probes {
-				if pr.kind == probeUnknown {
+	resolve := func(slot *resolvedCall, find func(*callPart)) *resolvedCall {
+		if proj.resolved(slot, find) && slot.probes != 0 {
+			table := proj.table.view()
+			for _, n := range table.sets[slot.probes] {
+				if table.probes[n].kind == probeUnknown {
 					fg.untrusted = true
 				} else {
-					fg.reads[pr.id()] = struct{}{}
+					fg.reads[table.idOf[n]] = struct{}{}
 				}
 			}
 		}
-		return r
+		return slot
 	}
 	slots := memo.calls.of(f, len(f.Calls))
 	for i, c := range f.Calls {
-		r := resolve(&slots[i], func(r *resolvedCall) { resolveCall(proj, f, c, extra, r) })
-		fg.targets = append(fg.targets, r.targets...)
-		fg.callEdges = append(fg.callEdges, r.edges...)
+		r := resolve(&slots[i], func(part *callPart) { resolveCall(proj, f, c, extra, part) })
+		fg.targets = append(fg.targets, r.targets()...)
+		fg.callEdges = append(fg.callEdges, r.edges()...)
 	}
 	// `with m:` runs m's __enter__ and __exit__: an edge from the with item to each.
 	slots = memo.entered.of(f, len(f.Entered))
 	for i, c := range f.Entered {
-		r := resolve(&slots[i], func(r *resolvedCall) {
+		r := resolve(&slots[i], func(part *callPart) {
 			for _, cr := range proj.managerClasses(f, c) {
 				for _, name := range []string{"__enter__", "__exit__"} {
 					if m := proj.findMethod(cr.file, cr.cls, name, 0); m != nil && m.fn.Node != nil && !m.fn.Node.Contains(c.Node) {
-						r.edges = append(r.edges, &Edge{File: f, Call: c, Callee: m.fn, CalleeFile: m.file})
+						part.edges = append(part.edges, &Edge{File: f, Call: c, Callee: m.fn, CalleeFile: m.file})
 					}
 				}
 			}
 		})
-		fg.entEdges = append(fg.entEdges, r.edges...)
+		fg.entEdges = append(fg.entEdges, r.edges()...)
 	}
 	return fg
 }
 
 // resolveCall finds what one call contributes to the graph: a target when it empties the
 // cache by itself, an edge to each project function it may run.
-func resolveCall(proj *project, f *pyparse.File, c *pyparse.Call, extra map[string]bool, out *resolvedCall) {
+func resolveCall(proj *project, f *pyparse.File, c *pyparse.Call, extra map[string]bool, out *callPart) {
 	target := func(t *Target) {
 		if t != nil {
 			out.targets = append(out.targets, t)

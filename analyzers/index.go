@@ -74,6 +74,8 @@ type project struct {
 	probes      []probe
 	recording   bool
 	cacheProbes map[probeKey][]probe
+	// table numbers the probes calls recorded (shared with the workers).
+	table *probeTable
 }
 
 type classRef struct {
@@ -92,7 +94,7 @@ type funcRef struct {
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{},
-		fileFields: map[*pyparse.File][]string{}}
+		fileFields: map[*pyparse.File][]string{}, table: newProbeTable()}
 	for _, f := range paths {
 		s := absSlash(f)
 		p.paths = append(p.paths, s)

@@ -1,8 +1,10 @@
 package analyzers
 
 import (
+	"encoding/binary"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -131,16 +133,21 @@ func (p *project) isField(name string) bool {
 // subclassesOf are the project classes that name cls as a base.
 func (p *project) subclassesOf(cls *pyparse.Class) []classRef {
 	subs := p.subclasses[cls]
-	if p.recording {
-		p.probes = append(p.probes, probe{kind: probeSubclasses, cls: cls, subs: slices.Clone(subs)})
-	}
+	// The round's list itself, not a copy: reindex builds new lists and never changes one.
+	p.note(probe{kind: probeSubclasses, cls: cls, subs: subs})
 	return subs
 }
 
-// holds reports whether every probe answers now as it did when recorded.
-func (p *project) holds(probes []probe) bool {
-	for _, pr := range probes {
-		switch pr.kind {
+// holds reports whether every probe of the set numbered set answers now as it did when
+// recorded.
+func (p *project) holds(set int32) bool {
+	if set == 0 {
+		return true
+	}
+	view := p.table.view()
+	probes := view.probes
+	for _, n := range view.sets[set] {
+		switch pr := &probes[n]; pr.kind {
 		case probeParsed:
 			if (p.res.ByPath[pr.name] != nil) != pr.found {
 				return false
@@ -185,10 +192,116 @@ func (p *project) computing(key probeKey) func() {
 	}
 }
 
-// record resolves one call with the probes recorded, and returns them.
-func (p *project) record(resolve func()) []probe {
+// record resolves one call with the probes recorded, and returns the number of their set.
+func (p *project) record(resolve func()) int32 {
 	p.recording, p.probes = true, p.probes[:0]
 	resolve()
 	p.recording = false
-	return slices.Clone(p.probes)
+	return p.table.intern(p.probes)
+}
+
+// probeTable numbers the distinct probes of a run, the distinct answers they read
+// (probeID) and the distinct sets of probes calls read: a resolved call keeps the number of
+// its set in place of a copy of its probes. On the 15-project tree of bench/README.md the
+// calls recorded 1.1 M probes, 42 k of them distinct, and the copies were 45 MB of the heap
+// while the rounds ran. The goroutines that resolve a round's calls share one table.
+type probeTable struct {
+	mu     sync.Mutex
+	number map[probeEntry]int32
+	ids    map[probeID]int32
+	setOf  map[string]int32 // a set's numbers as bytes -> the set's number
+	// all holds what the numbers stand for in slices that are only appended to, so a view
+	// taken under the lock stays valid without it.
+	all     probeView
+	scratch []int32
+	key     []byte
+}
+
+// probeView is the table as it was when taken: what numbers given out by then stand for.
+type probeView struct {
+	probes []probe
+	idOf   []int32   // probe number -> its answer's number
+	sets   [][]int32 // set number -> its probes' numbers, in increasing order; set 0 is empty
+}
+
+// probeEntry is what tells two probes apart: a subclass list by its array and length,
+// since a round's lists are never changed in place.
+type probeEntry struct {
+	kind  probeKind
+	found bool
+	name  string
+	cls   *pyparse.Class
+	subs  *classRef
+	nsubs int
+}
+
+func newProbeTable() *probeTable {
+	return &probeTable{number: map[probeEntry]int32{}, ids: map[probeID]int32{}, setOf: map[string]int32{},
+		all: probeView{sets: [][]int32{nil}}}
+}
+
+// intern returns the number of the set of probes.
+func (t *probeTable) intern(probes []probe) int32 {
+	if len(probes) == 0 {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	set := t.scratch[:0]
+	for i := range probes {
+		pr := &probes[i]
+		e := probeEntry{kind: pr.kind, found: pr.found, name: pr.name, cls: pr.cls, nsubs: len(pr.subs)}
+		if len(pr.subs) > 0 {
+			e.subs = &pr.subs[0]
+		}
+		n, ok := t.number[e]
+		if !ok {
+			n = int32(len(t.all.probes))
+			t.number[e] = n
+			id, ok := t.ids[pr.id()]
+			if !ok {
+				id = int32(len(t.ids))
+				t.ids[pr.id()] = id
+			}
+			t.all.probes = append(t.all.probes, *pr)
+			t.all.idOf = append(t.all.idOf, id)
+		}
+		set = append(set, n)
+	}
+	slices.Sort(set)
+	set = slices.Compact(set)
+	t.scratch = set
+	key := t.key[:0]
+	for _, n := range set {
+		key = binary.LittleEndian.AppendUint32(key, uint32(n))
+	}
+	t.key = key
+	if n, ok := t.setOf[string(key)]; ok {
+		return n
+	}
+	n := int32(len(t.all.sets))
+	t.setOf[string(key)] = n
+	t.all.sets = append(t.all.sets, slices.Clone(set))
+	return n
+}
+
+// view is the table as it is now.
+func (t *probeTable) view() probeView {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.all
+}
+
+// idNumbers are the numbers of the answers in changed that some probe read; the others no
+// call read.
+func (t *probeTable) idNumbers(changed map[probeID]bool) map[int32]bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[int32]bool, len(changed))
+	for id := range changed {
+		if n, ok := t.ids[id]; ok {
+			out[n] = true
+		}
+	}
+	return out
 }

@@ -187,3 +187,49 @@ func TestInParallel(t *testing.T) {
 	})
 	t.Error("inParallel returned although a goroutine panicked")
 }
+
+// TestProbeTable: a call's probes are kept as the number of their set, each probe once and
+// in any order; a probe that recorded another answer, or another round's subclass list, is
+// another probe; what a view was given stays as it was while more is interned.
+func TestProbeTable(t *testing.T) {
+	tb := newProbeTable()
+	a := probe{kind: probeFuncName, name: "cleanup", found: true}
+	b := probe{kind: probeParsed, name: "/p/utils.py"}
+	if n := tb.intern(nil); n != 0 {
+		t.Fatalf("no probes: set %d, want 0", n)
+	}
+	ab := tb.intern([]probe{a, b, a})
+	if ab == 0 || tb.intern([]probe{b, a}) != ab {
+		t.Fatalf("the same probes in another order or repeated got another set")
+	}
+	view := tb.view()
+	if got := len(view.sets[ab]); got != 2 {
+		t.Fatalf("set %d holds %d probes, want 2", ab, got)
+	}
+	notFound := a
+	notFound.found = false
+	if tb.intern([]probe{notFound, b}) == ab {
+		t.Fatalf("a probe that found nothing shares a set with one that found the function")
+	}
+	cls := &pyparse.Class{Name: "Base"}
+	round1 := []classRef{{cls: &pyparse.Class{Name: "Sub"}}}
+	round2 := slices.Clone(round1)
+	s1 := tb.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round1}})
+	s2 := tb.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round2}})
+	if s1 == s2 {
+		t.Fatalf("two rounds' subclass lists share a set")
+	}
+	for i := range 100 {
+		tb.intern([]probe{{kind: probeField, name: fmt.Sprint("f", i)}})
+	}
+	if got := view.sets[ab]; len(got) != 2 || view.probes[got[0]].name == "" && view.probes[got[1]].name == "" {
+		t.Fatalf("an earlier view changed: %v", got)
+	}
+	now := tb.view()
+	if ids := tb.idNumbers(map[probeID]bool{a.id(): true, {kind: probeField, name: "never"}: true}); len(ids) != 1 {
+		t.Fatalf("idNumbers = %v, want only the answer some probe read", ids)
+	}
+	if now.idOf[now.sets[s1][0]] != now.idOf[now.sets[s2][0]] {
+		t.Fatalf("two probes of one class's subclasses read different answers")
+	}
+}
