@@ -197,7 +197,7 @@ func (a *classifier) exitStatements(block *pyparse.Node) []*pyparse.Node {
 	}
 	var stmts []*pyparse.Node
 	for c := range block.Children() {
-		if !c.Named {
+		if !c.Named() {
 			continue
 		}
 		if conds := exitConditions(c); len(conds) > 0 {

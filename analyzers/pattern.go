@@ -697,7 +697,7 @@ func siblings(call *pyparse.Node, span int) (before, after []*pyparse.Node) {
 		return nil, nil
 	}
 	block := stmt.Parent()
-	statement := func(c *pyparse.Node) bool { return c.Named && c.Kind() != "comment" }
+	statement := func(c *pyparse.Node) bool { return c.Named() && c.Kind() != "comment" }
 	if !statement(stmt) {
 		return nil, nil
 	}

@@ -345,7 +345,7 @@ func removeStatement(f *pyparse.File, call *pyparse.Node) (*driver.Fix, bool) {
 	others := 0
 	if stmt.Parent() != nil {
 		for c := range stmt.Parent().Children() {
-			if c.Named && c.Kind() != "comment" && c != stmt {
+			if c.Named() && c.Kind() != "comment" && c != stmt {
 				others++
 				break // one is enough, and a long block is not read per call
 			}

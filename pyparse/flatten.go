@@ -121,11 +121,9 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 		}
 		kept++
 	}
-	nodes := make([]Node, kept)
 	sc.pos = grow(sc.pos, int(kept))
 	pos := sc.pos
-	arrange(nodes, parents[:kept], kids[:kept], pos)
-	row := 0
+	nodes := newTree(parents[:kept], kids[:kept], pos, lines)
 	for i := 0; i < n; i++ {
 		e := &flat[i]
 		kind := uint16(e.kind)
@@ -137,36 +135,20 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 			continue
 		}
 		nd := &nodes[pos[index[i]]]
-		nd.kind = kind
-		nd.Named = e.named != 0
+		field := uint8(0)
 		if fid := int(e.field); fid < len(fieldNames) {
-			nd.field = uint8(fid)
+			field = uint8(fid)
 		}
+		nd.meta = packMeta(kind, field, e.named != 0)
 		nd.Start, nd.End = int32(e.start), int32(e.end)
-		row = rowFrom(lines, int(nd.Start), row)
-		nd.Row = int32(row)
 		if checkErrors && (nd.Kind() == "ERROR" || e.missing != 0) {
 			msg := "invalid syntax"
 			if nd.Kind() != "ERROR" {
 				msg = "missing " + nd.Kind()
 			}
-			f.Errors = append(f.Errors, SyntaxError{Line: int(nd.Row) + 1, Col: Column(f.Src, int(nd.Start)), Msg: msg})
+			row, _ := position(lines, int(nd.Start))
+			f.Errors = append(f.Errors, SyntaxError{Line: row + 1, Col: Column(f.Src, int(nd.Start)), Msg: msg})
 		}
 	}
 	return &nodes[0]
-}
-
-// rowFrom is the 0-based row of off, found by moving forward from row, the row of an offset
-// at or before it: nodes come in pre-order, so their starts never go back and a whole tree
-// costs one pass over its lines instead of a binary search per node. An offset before row's
-// start (which pre-order does not give) is searched for.
-func rowFrom(starts []int, off, row int) int {
-	if off < starts[row] {
-		row, _ = position(starts, off)
-		return row
-	}
-	for row+1 < len(starts) && starts[row+1] <= off {
-		row++
-	}
-	return row
 }

@@ -80,11 +80,11 @@ func checkTree(t *testing.T, f *File) map[*Node]bool {
 			}
 			var before, after *Node
 			for _, k := range kids[:i] {
-				if k.Named {
+				if k.Named() {
 					before = k
 				}
 			}
-			if j := slices.IndexFunc(kids[i+1:], func(k *Node) bool { return k.Named }); j >= 0 {
+			if j := slices.IndexFunc(kids[i+1:], func(k *Node) bool { return k.Named() }); j >= 0 {
 				after = kids[i+1+j]
 			}
 			if c.PrevNamedSibling() != before || c.NextNamedSibling() != after {

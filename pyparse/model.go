@@ -183,7 +183,7 @@ func (f *File) buildModel(root *Node) {
 			}
 		case "call":
 			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
-			if fun != nil && fun.Named && args != nil && args.Named {
+			if fun != nil && fun.Named() && args != nil && args.Named() {
 				c := &Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn}
 				f.Calls = append(f.Calls, c)
 				f.callByNode[n] = c

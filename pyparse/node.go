@@ -3,6 +3,7 @@ package pyparse
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -18,20 +19,67 @@ import (
 // (the collector never scans it), laid out so that each node's children are consecutive
 // elements: a node finds its parent and children by its distance to them in that array.
 // A Node is therefore only ever used where its tree put it, through a *Node; copying one
-// (which vet reports) would cut it from its tree.
+// (which vet reports) would cut it from its tree. After the nodes the array holds the
+// tree's table (treeTable): the file's line starts, from which Line finds a node's line,
+// and the child counts too large for a node's own field.
 type Node struct {
 	_     noCopy
 	Start int32 // byte offset
 	End   int32 // byte offset, exclusive
-	Row   int32 // 0-based start row
-	// up is the distance back to the parent in the tree's array, 0 for a root; down the
-	// distance forward to the first child, count the number of children.
-	up, down, count int32
-	// kind is the node's grammar symbol (Kind).
-	kind uint16
-	// field is the node's field name in its parent, as an index into fieldNames (Field).
-	field uint8
-	Named bool
+	// up is the distance back to the parent in the tree's array; a root's is the distance
+	// forward to the tree's table, negated. down is the distance forward to the first child.
+	up, down int32
+	// meta packs the grammar symbol (Kind), the field name in the parent (Field), as an
+	// index into fieldNames, and the named bit (Named).
+	meta uint16
+	// count is the number of children, or manyKids when the tree's table holds it.
+	count uint16
+}
+
+const (
+	kindBits  = 9
+	kindMask  = 1<<kindBits - 1
+	fieldBits = 6
+	namedBit  = 1 << (kindBits + fieldBits)
+	// kindError stands for tree-sitter's ERROR symbol (symError) in a node's meta.
+	kindError = kindMask
+	// manyKids is the count of a node whose number of children the tree's table holds.
+	manyKids = 1<<16 - 1
+)
+
+// packMeta packs a node's symbol, field index and named bit; loadLanguage checks that the
+// grammar's symbols and fields fit.
+func packMeta(kind uint16, field uint8, named bool) uint16 {
+	if kind == symError || kind >= kindMask {
+		kind = kindError
+	}
+	m := kind | uint16(field)<<kindBits
+	if named {
+		m |= namedBit
+	}
+	return m
+}
+
+// symbol is the node's grammar symbol, symError for an ERROR node.
+func (n *Node) symbol() uint16 {
+	if k := n.meta & kindMask; k != kindError {
+		return k
+	}
+	return symError
+}
+
+// fieldIndex is the node's field name as an index into fieldNames (0: none).
+func (n *Node) fieldIndex() uint8 { return uint8(n.meta>>kindBits) & (1<<fieldBits - 1) }
+
+// Named reports whether the node is a named one (anonymous: keywords and operators).
+func (n *Node) Named() bool { return n.meta&namedBit != 0 }
+
+// kids is the number of children.
+func (n *Node) kids() int32 {
+	if n.count != manyKids {
+		return int32(n.count)
+	}
+	return n.manyKids()
 }
 
 // noCopy makes vet's copylocks check report a Node copied by value.
@@ -51,7 +99,7 @@ func (n *Node) at(d int32) *Node {
 
 // Parent is the node's parent, nil for a root.
 func (n *Node) Parent() *Node {
-	if n == nil || n.up == 0 {
+	if n == nil || n.up <= 0 {
 		return nil
 	}
 	return n.at(-n.up)
@@ -62,7 +110,7 @@ func (n *Node) ChildCount() int {
 	if n == nil {
 		return 0
 	}
-	return int(n.count)
+	return int(n.kids())
 }
 
 // Child is the i-th child; i out of range panics, as a slice index does.
@@ -76,8 +124,8 @@ func (n *Node) Child(i int) *Node {
 // Children yields the children in source order.
 func (n *Node) Children() iter.Seq[*Node] {
 	return func(yield func(*Node) bool) {
-		for i := range n.ChildCount() {
-			if !yield(n.at(n.down + int32(i))) {
+		for i := range n.kids() {
+			if !yield(n.at(n.down + i)) {
 				return
 			}
 		}
@@ -92,13 +140,25 @@ func (n *Node) Index() int {
 	return 0
 }
 
-// arrange lays out a tree given in pre-order, node 0 its root: parents[i] is the pre-order
+// newTree lays out a tree given in pre-order, node 0 its root: parents[i] is the pre-order
 // index of node i's parent (any value for the root) and kids[i] its number of children. It
-// sets pos[i] to node i's element in nodes, the tree's array, in which each node's children
-// are consecutive, and links every node there (up, down, count). A node's children are
-// placed when it is, after every element used so far, so parents come before children and
-// every distance is positive. kids is overwritten.
-func arrange(nodes []Node, parents, kids, pos []int32) {
+// returns the tree's array, links every node there (up, down, count) and sets pos[i] to
+// node i's element; the table after the nodes holds lines, the file's line starts. In the
+// array each node's children are consecutive: they are placed when it is, after every
+// element used so far, so parents come before children and every distance is positive.
+// kids is overwritten.
+func newTree(parents, kids, pos []int32, lines []int) []Node {
+	count := len(pos)
+	var many []int32 // element, number of children
+	for _, k := range kids[:count] {
+		if k >= manyKids {
+			many = append(many, 0, 0)
+		}
+	}
+	words := 2 + len(lines) + len(many)
+	per := nodeSize / 4
+	nodes := make([]Node, count+(words+per-1)/per)
+	many = many[:0]
 	next := int32(1)
 	pos[0] = 0
 	for i := range pos {
@@ -109,20 +169,82 @@ func arrange(nodes []Node, parents, kids, pos []int32) {
 			nodes[pos[i]].up = pos[i] - pos[p]
 		}
 		n := &nodes[pos[i]]
-		if n.count = kids[i]; n.count > 0 {
+		k := kids[i]
+		if k > 0 {
 			n.down = next - pos[i]
 		}
+		n.count = uint16(min(k, manyKids))
+		if k >= manyKids {
+			many = append(many, pos[i], k)
+		}
 		kids[i] = next
-		next += n.count
+		next += k
 	}
+	// The table: its sizes, the line starts, and the large counts by element.
+	table := unsafe.Slice((*int32)(unsafe.Pointer(&nodes[count])), (len(nodes)-count)*per)
+	table[0], table[1] = int32(len(lines)), int32(len(many)/2)
+	for i, l := range lines {
+		table[2+i] = int32(l)
+	}
+	pairs := table[2+len(lines) : 2+len(lines)+len(many)]
+	order := make([]int, len(many)/2)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(many[2*a] - many[2*b]) })
+	for j, i := range order {
+		pairs[2*j], pairs[2*j+1] = many[2*i], many[2*i+1]
+	}
+	nodes[0].up = -int32(count)
+	return nodes
+}
+
+// table returns the line starts and the large child counts (pairs of element and count)
+// that n's tree keeps after its nodes; nil for a node of no tree newTree made.
+func (n *Node) table() (lines, many []int32) {
+	root := n
+	for root.up > 0 {
+		root = root.at(-root.up)
+	}
+	if root.up == 0 {
+		return nil, nil
+	}
+	p := unsafe.Pointer(root.at(-root.up))
+	size := unsafe.Slice((*int32)(p), 2)
+	nl, nm := int(size[0]), int(size[1])
+	words := unsafe.Slice((*int32)(p), 2+nl+2*nm)
+	return words[2 : 2+nl], words[2+nl:]
+}
+
+// manyKids is the number of children of a node whose count is manyKids, from its table.
+func (n *Node) manyKids() int32 {
+	root := n
+	for root.up > 0 {
+		root = root.at(-root.up)
+	}
+	elem := int32((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(root))) / uintptr(nodeSize))
+	_, many := n.table()
+	lo, hi := 0, len(many)/2
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if many[2*mid] < elem {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(many)/2 && many[2*lo] == elem {
+		return many[2*lo+1]
+	}
+	panic(fmt.Sprintf("pyparse: node %d's number of children is not in its table", elem))
 }
 
 // Kind is the node's type in tree-sitter-python's grammar (`call`, `identifier`, `+`).
 func (n *Node) Kind() string {
-	if int(n.kind) < len(kindNames) {
-		return kindNames[n.kind] // inlined: most reads of a node read its kind
+	if k := n.meta & kindMask; int(k) < len(kindNames) {
+		return kindNames[k] // inlined: most reads of a node read its kind
 	}
-	return symbolName(n.kind)
+	return symbolName(symError)
 }
 
 // Text returns the node's source text.
@@ -133,13 +255,18 @@ func (n *Node) Text(src []byte) string {
 	return string(src[n.Start:n.End])
 }
 
-// Line is the 1-based line the node starts on.
-func (n *Node) Line() int { return int(n.Row) + 1 }
+// Line is the 1-based line the node starts on: the number of line starts at or before its
+// start, in its tree's table.
+func (n *Node) Line() int {
+	lines, _ := n.table()
+	line, _ := slices.BinarySearch(lines, n.Start+1)
+	return line
+}
 
 // Field is the node's field name in its parent, "" when none.
 func (n *Node) Field() string {
-	if int(n.field) < len(fieldNames) {
-		return fieldNames[n.field]
+	if f := int(n.fieldIndex()); f < len(fieldNames) {
+		return fieldNames[f]
 	}
 	return ""
 }
@@ -169,7 +296,7 @@ func (n *Node) ChildrenByField(field string) []*Node {
 func (n *Node) NamedChildren() []*Node {
 	var out []*Node
 	for c := range n.Children() {
-		if c.Named {
+		if c.Named() {
 			out = append(out, c)
 		}
 	}
@@ -202,7 +329,7 @@ func (n *Node) Following() iter.Seq[*Node] {
 // after is the number of siblings after n.
 func (n *Node) after() int32 {
 	if p := n.Parent(); p != nil {
-		return p.count - 1 - (n.up - p.down)
+		return p.kids() - 1 - (n.up - p.down)
 	}
 	return 0
 }
@@ -210,7 +337,7 @@ func (n *Node) after() int32 {
 // PrevNamedSibling returns the closest named sibling before n.
 func (n *Node) PrevNamedSibling() *Node {
 	for i := n.Index(); i > 0; i-- {
-		if n = n.at(-1); n.Named {
+		if n = n.at(-1); n.Named() {
 			return n
 		}
 	}
@@ -220,7 +347,7 @@ func (n *Node) PrevNamedSibling() *Node {
 // NextNamedSibling returns the closest named sibling after n.
 func (n *Node) NextNamedSibling() *Node {
 	for c := range n.Following() {
-		if c.Named {
+		if c.Named() {
 			return c
 		}
 	}

@@ -58,6 +58,9 @@ func loadLanguage() {
 		for id := 1; id < len(fieldNames); id++ {
 			fieldNames[id] = lang.FieldNameForId(uint16(id))
 		}
+		if len(kindNames) >= kindError || len(fieldNames) > 1<<fieldBits {
+			panic(fmt.Sprintf("pyparse: a grammar of %d symbols and %d fields does not fit a Node's meta", len(kindNames), len(fieldNames)))
+		}
 	})
 }
 

@@ -194,7 +194,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			fa, fb := &File{Src: b}, &File{Src: b}
 			var la []string
 			flatten(tree.RootNode(), fa, p.sc).Walk(func(n *Node) bool {
-				la = append(la, dumpNode(n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Parent(), n.Index()))
+				la = append(la, dumpNode(n.Kind(), n.Field(), n.Named(), n.Start, n.End, int32(n.Line()-1), n.Parent(), n.Index()))
 				return true
 			})
 			lb := convert(tree.RootNode(), fb)

@@ -65,12 +65,12 @@ func EncodeTree(f *File) []byte {
 	enc = func(n *Node, parent int) {
 		self := index
 		index++
-		sym := uint64(n.kind) << 1
-		if n.Named {
+		sym := uint64(n.symbol()) << 1
+		if n.Named() {
 			sym |= 1
 		}
 		buf = binary.AppendUvarint(buf, sym)
-		buf = append(buf, n.field)
+		buf = append(buf, n.fieldIndex())
 		buf = binary.AppendUvarint(buf, uint64(n.Start-prev))
 		buf = binary.AppendUvarint(buf, uint64(n.End-n.Start))
 		buf = binary.AppendUvarint(buf, uint64(self-parent))
@@ -153,16 +153,12 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 	if d.pos != len(data) {
 		return nil, errCorruptTree
 	}
-	nodes := make([]Node, count)
 	pos := make([]int32, count)
-	arrange(nodes, parents, kids, pos)
-	row := 0
+	nodes := newTree(parents, kids, pos, lines)
 	for i, r := range raw {
 		n := &nodes[pos[i]]
-		n.kind, n.Named, n.field = r.kind, r.named, r.field
+		n.meta = packMeta(r.kind, r.field, r.named)
 		n.Start, n.End = r.start, r.end
-		row = rowFrom(lines, int(n.Start), row)
-		n.Row = int32(row)
 	}
 	f.Root = &nodes[0]
 	f.buildModel(f.Root)

@@ -87,7 +87,7 @@ func nodeDump(root *Node) string {
 			parent = index[n.Parent()]
 		}
 		fmt.Fprintf(&b, "%d %s %q %v %d-%d row %d index %d parent %d children %d\n",
-			index[n], n.Kind(), n.Field(), n.Named, n.Start, n.End, n.Row, n.Index(), parent, n.ChildCount())
+			index[n], n.Kind(), n.Field(), n.Named(), n.Start, n.End, n.Line()-1, n.Index(), parent, n.ChildCount())
 		return true
 	})
 	return b.String()
@@ -257,5 +257,67 @@ func TestNodeHoldsNoPointer(t *testing.T) {
 				t.Errorf("Node.%s is a %s: the tree's array would hold pointers", f.Name, f.Type)
 			}
 		}
+	}
+}
+
+// TestManyChildren: a node with more children than a node's count field holds (a module of
+// 70,000 statements, a list of 70,000 items) keeps its number of children in the tree's
+// table; a parse and the decoding of its encoding both read them all, in place, with their
+// lines.
+func TestManyChildren(t *testing.T) {
+	const n = 70000
+	var b strings.Builder
+	b.WriteString("x = [")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,\n", i)
+	}
+	b.WriteString("]\n")
+	for i := range n {
+		fmt.Fprintf(&b, "y%d = f(%d)\n", i, i)
+	}
+	src := []byte(b.String())
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	parsed, err := p.Parse(context.Background(), "wide.py", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := DecodeTree("wide.py", src, EncodeTree(parsed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]*File{"parsed": parsed, "decoded": decoded} {
+		if got := f.Root.ChildCount(); got != n+1 {
+			t.Fatalf("%s: module has %d statements, want %d", name, got, n+1)
+		}
+		list := f.Root.Find(func(m *Node) bool { return m.Kind() == "list" })
+		if got := list.ChildCount(); got != n {
+			t.Fatalf("%s: list has %d items, want %d", name, got, n)
+		}
+		last := list.Child(n - 1)
+		if last.Text(src) != fmt.Sprint(n-1) || last.Line() != n || last.Index() != n-1 || last.Parent() != list {
+			t.Fatalf("%s: last item %q at line %d, index %d", name, last.Text(src), last.Line(), last.Index())
+		}
+		stmt := f.Root.Child(n)
+		if want := fmt.Sprintf("y%d = f(%d)", n-1, n-1); stmt.Text(src) != want || stmt.Line() != 2*n+1 {
+			t.Fatalf("%s: last statement %q at line %d", name, stmt.Text(src), stmt.Line())
+		}
+		count := 0
+		for range list.Children() {
+			count++
+		}
+		if count != n || len(f.Calls) != n {
+			t.Fatalf("%s: %d items walked, %d calls", name, count, len(f.Calls))
+		}
+	}
+}
+
+// TestNodeSize: a node is 20 bytes (the size the memory figures in bench/README.md assume).
+func TestNodeSize(t *testing.T) {
+	if nodeSize != 20 {
+		t.Fatalf("a Node is %d bytes, want 20", nodeSize)
 	}
 }
