@@ -373,3 +373,27 @@ func TestFindOutside(t *testing.T) {
 		t.Errorf("FindOutside without skipping loops = %v, want line 5", got)
 	}
 }
+
+// TestCallOf: every call is found by its node, and no other node is a call's, not even the
+// node of a call at the same place in another file's tree.
+func TestCallOf(t *testing.T) {
+	src := "import torch\nfor b in loader:\n    step(b)\n    torch.cuda.empty_cache()\nf(g(h(1)))\n"
+	a, b := parse(t, src), parse(t, src)
+	if len(a.Calls) != 5 {
+		t.Fatalf("%d calls, want 5", len(a.Calls))
+	}
+	for i, c := range a.Calls {
+		if a.CallOf(c.Node) != c {
+			t.Errorf("call %d (%s) not found by its node", i, c.Callee)
+		}
+		if a.CallOf(b.Calls[i].Node) != nil || b.CallOf(c.Node) != nil {
+			t.Errorf("call %d (%s) found by the node of another file's call", i, c.Callee)
+		}
+		if a.CallOf(c.Func) != nil || a.CallOf(c.Args) != nil {
+			t.Errorf("call %d (%s): its callee or arguments taken for a call", i, c.Callee)
+		}
+	}
+	if a.CallOf(a.Root) != nil || a.CallOf(nil) != nil {
+		t.Errorf("the module or nil taken for a call")
+	}
+}
