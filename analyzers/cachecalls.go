@@ -282,8 +282,8 @@ func (m callMemo) of(f *pyparse.File, n int) []resolvedCall {
 	return slots
 }
 
-// resolved returns what the call in *slot contributes, found again only when what it read
-// has changed.
+// resolved brings what the call in slot contributes up to date: it is found again only
+// when it never was or what it read has changed since; fresh reports that it was.
 func (proj *project) resolved(slot *resolvedCall, find func(*callPart)) (fresh bool) {
 	if slot.done && proj.holds(slot.probes) {
 		return false
@@ -444,6 +444,8 @@ func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]
 	if last != nil {
 		fg.reads, fg.untrusted = last.reads, last.untrusted
 	}
+	// resolve brings a slot up to date and, when its call was found again, adds what that
+	// read to the file's reads.
 	resolve := func(slot *resolvedCall, find func(*callPart)) *resolvedCall {
 		if proj.resolved(slot, find) && slot.probes != 0 {
 			table := proj.table.view()

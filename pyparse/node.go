@@ -20,7 +20,7 @@ import (
 // elements: a node finds its parent and children by its distance to them in that array.
 // A Node is therefore only ever used where its tree put it, through a *Node; copying one
 // (which vet reports) would cut it from its tree. After the nodes the array holds the
-// tree's table (treeTable): the file's line starts, from which Line finds a node's line,
+// tree's table (Node.table): the file's line starts, from which Line finds a node's line,
 // and the child counts too large for a node's own field.
 type Node struct {
 	_     noCopy
