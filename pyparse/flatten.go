@@ -100,7 +100,6 @@ func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
 	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
 	n := int(C.cachelint_flatten((*C.cl_node)(unsafe.Pointer(root)), &flat[0], C.size_t(count)))
 	lines := lineStarts(f.Src)
-	f.lines = lines
 	sc.index = grow(sc.index, n)
 	index := sc.index
 	checkErrors := root.HasError()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -197,16 +198,11 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		o.fail = &Failure{Path: path, Err: err}
 		return o
 	}
+	// The token.File gives offsets only: lines and columns come from Position, which counts
+	// them as Python does (a lone '\r' ends a line) from the tree's own line starts, so the
+	// token.File keeps no second copy of them.
 	r.fsetLock.Lock()
 	f.TokenFile = r.fset.AddFile(path, -1, len(src))
-	// Python's line ends, a lone '\r' included; go/token wants no line start at the end.
-	lines := f.lines
-	for len(lines) > 0 && lines[len(lines)-1] >= len(src) {
-		lines = lines[:len(lines)-1]
-	}
-	if !f.TokenFile.SetLines(lines) {
-		f.TokenFile.SetLinesForContent(src)
-	}
 	r.fsetLock.Unlock()
 	if r.Counter != nil {
 		r.Counter.Add(1)
@@ -263,9 +259,14 @@ func (r *Result) MayImport(path, name string) bool {
 // ruff's fix ranges count it.
 func (f *File) Position(offset int) (line, col int) {
 	offset = max(0, min(offset, len(f.Src)))
-	if f.lines == nil {
-		f.lines = lineStarts(f.Src)
+	var lines []int32
+	if f.Root != nil {
+		lines, _ = f.Root.table()
 	}
-	row, _ := position(f.lines, offset)
-	return row + 1, Column(f.Src, offset)
+	if lines == nil { // a File made without a tree
+		row, _ := position(lineStarts(f.Src), offset)
+		return row + 1, Column(f.Src, offset)
+	}
+	line, _ = slices.BinarySearch(lines, int32(offset)+1)
+	return line, Column(f.Src, offset)
 }

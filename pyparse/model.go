@@ -41,7 +41,6 @@ type File struct {
 	// TokenFile positions this file in an analysis Pass's FileSet (set by the Analyzer).
 	TokenFile *token.File
 
-	lines []int // byte offset of each line start
 	// callOrder lists the indices of Calls by their node's element in the tree's array,
 	// for CallOf (4 bytes a call where a map took some 46).
 	callOrder   []int32

@@ -225,7 +225,6 @@ func convert(root *sitter.Node, f *File) []string {
 	cur := root.Walk()
 	defer cur.Close()
 	lines := lineStarts(f.Src)
-	f.lines = lines
 	checkErrors := root.HasError()
 	type frame struct {
 		start int32 // -1 for a dropped punctuation leaf

@@ -18,6 +18,15 @@ func TestLoneCRLineEnds(t *testing.T) {
 	if c.Callee != "torch.cuda.empty_cache" || c.Function == nil || line != 5 || col != 9 || c.Node.Line() != 5 {
 		t.Errorf("call %q in %v at %d:%d (row %d), want torch.cuda.empty_cache in train at 5:9", c.Callee, c.Function, line, col, c.Node.Line())
 	}
+	// The offset past the final line end is on the line after it, with or without a tree.
+	for _, g := range []*File{f, {Src: f.Src}} {
+		if line, col := g.Position(len(src)); line != 6 || col != 1 {
+			t.Errorf("end of file at %d:%d, want 6:1", line, col)
+		}
+		if line, col := g.Position(int(c.Node.Start)); line != 5 || col != 9 {
+			t.Errorf("call at %d:%d, want 5:9", line, col)
+		}
+	}
 	if l := f.Root.Find(func(n *Node) bool { return n.Kind() == "for_statement" }); l == nil || !strings.Contains(l.Text(f.Src), "\r") {
 		t.Error("the tree's text is not the file's own")
 	}

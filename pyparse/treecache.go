@@ -122,7 +122,6 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 		return nil, errCorruptTree
 	}
 	lines := lineStarts(src)
-	f.lines = lines
 	type read struct {
 		start, end int32
 		kind       uint16
