@@ -164,10 +164,14 @@ func (pr *project) finding(d driver.Diagnostic) *report.Finding {
 		if !rp.IsValid() {
 			continue
 		}
-		rel := report.Related{File: rp.Filename, Line: rp.Line, Message: text(r.Message)}
-		if rf := pr.facts.Files[rp.Filename]; rf != nil {
-			rel.Line, rel.Column = rf.Position(rp.Offset)
+		// Every position is in a parsed file (pyparse.File.Pos), whose facts count its lines;
+		// the FileSet gives offsets only.
+		rf := pr.facts.Files[rp.Filename]
+		if rf == nil {
+			continue
 		}
+		rel := report.Related{File: rp.Filename, Message: text(r.Message)}
+		rel.Line, rel.Column = rf.Position(rp.Offset)
 		f.Related = append(f.Related, rel)
 	}
 	// A fix is offered only by a rule that declares one, with the rule's applicability.
