@@ -64,6 +64,9 @@ type Pass struct {
 	// Files are the files in analysis scope, sorted.
 	Files    []string
 	ReadFile func(path string) ([]byte, error)
+	// Fset places the parsed files' byte offsets (pyparse.File.Pos); it gives offsets only,
+	// not lines: a line and column come from pyparse.File.Position or Node.Line, which count
+	// them as Python does.
 	Fset     *token.FileSet
 	ResultOf map[*Analyzer]any
 	Report   func(Diagnostic)
@@ -127,6 +130,7 @@ type Finding struct {
 
 // Result is what a run produced.
 type Result struct {
+	// Fset gives the diagnostics' files and byte offsets (Pass.Fset), not their lines.
 	Fset        *token.FileSet
 	Diagnostics []Finding
 	Results     map[*Analyzer]any
