@@ -149,16 +149,16 @@ func (n *Node) Index() int {
 // kids is overwritten.
 func newTree(parents, kids, pos []int32, lines []int) []Node {
 	count := len(pos)
-	var many []int32 // element, number of children
+	nmany := 0
 	for _, k := range kids[:count] {
 		if k >= manyKids {
-			many = append(many, 0, 0)
+			nmany++
 		}
 	}
-	words := 2 + len(lines) + len(many)
+	many := make([][2]int32, 0, nmany) // element, number of children
+	words := 2 + len(lines) + 2*nmany
 	per := nodeSize / 4
 	nodes := make([]Node, count+(words+per-1)/per)
-	many = many[:0]
 	next := int32(1)
 	pos[0] = 0
 	for i := range pos {
@@ -175,25 +175,20 @@ func newTree(parents, kids, pos []int32, lines []int) []Node {
 		}
 		n.count = uint16(min(k, manyKids))
 		if k >= manyKids {
-			many = append(many, pos[i], k)
+			many = append(many, [2]int32{pos[i], k})
 		}
 		kids[i] = next
 		next += k
 	}
 	// The table: its sizes, the line starts, and the large counts by element.
 	table := unsafe.Slice((*int32)(unsafe.Pointer(&nodes[count])), (len(nodes)-count)*per)
-	table[0], table[1] = int32(len(lines)), int32(len(many)/2)
+	table[0], table[1] = int32(len(lines)), int32(len(many))
 	for i, l := range lines {
 		table[2+i] = int32(l)
 	}
-	pairs := table[2+len(lines) : 2+len(lines)+len(many)]
-	order := make([]int, len(many)/2)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return int(many[2*a] - many[2*b]) })
-	for j, i := range order {
-		pairs[2*j], pairs[2*j+1] = many[2*i], many[2*i+1]
+	slices.SortFunc(many, func(a, b [2]int32) int { return int(a[0] - b[0]) })
+	for j, m := range many {
+		table[2+len(lines)+2*j], table[2+len(lines)+2*j+1] = m[0], m[1]
 	}
 	nodes[0].up = -int32(count)
 	return nodes
@@ -201,11 +196,10 @@ func newTree(parents, kids, pos []int32, lines []int) []Node {
 
 // table returns the line starts and the large child counts (pairs of element and count)
 // that n's tree keeps after its nodes; nil for a node of no tree newTree made.
-func (n *Node) table() (lines, many []int32) {
-	root := n
-	for root.up > 0 {
-		root = root.at(-root.up)
-	}
+func (n *Node) table() (lines, many []int32) { return n.root().rootTable() }
+
+// rootTable is table for a root.
+func (root *Node) rootTable() (lines, many []int32) {
 	if root.up == 0 {
 		return nil, nil
 	}
@@ -216,14 +210,19 @@ func (n *Node) table() (lines, many []int32) {
 	return words[2 : 2+nl], words[2+nl:]
 }
 
+// root is the root of n's tree.
+func (n *Node) root() *Node {
+	for n.up > 0 {
+		n = n.at(-n.up)
+	}
+	return n
+}
+
 // manyKids is the number of children of a node whose count is manyKids, from its table.
 func (n *Node) manyKids() int32 {
-	root := n
-	for root.up > 0 {
-		root = root.at(-root.up)
-	}
+	root := n.root()
 	elem := int32((uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(root))) / uintptr(nodeSize))
-	_, many := n.table()
+	_, many := root.rootTable()
 	lo, hi := 0, len(many)/2
 	for lo < hi {
 		mid := (lo + hi) / 2

@@ -275,6 +275,8 @@ func TestManyChildren(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "y%d = f(%d)\n", i, i)
 	}
+	items := strings.Repeat("0,", n)
+	b.WriteString("z = ([[" + items + "]], [" + items + "])\n")
 	src := []byte(b.String())
 	p, err := NewParser()
 	if err != nil {
@@ -290,8 +292,8 @@ func TestManyChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]*File{"parsed": parsed, "decoded": decoded} {
-		if got := f.Root.ChildCount(); got != n+1 {
-			t.Fatalf("%s: module has %d statements, want %d", name, got, n+1)
+		if got := f.Root.ChildCount(); got != n+2 {
+			t.Fatalf("%s: module has %d statements, want %d", name, got, n+2)
 		}
 		list := f.Root.Find(func(m *Node) bool { return m.Kind() == "list" })
 		if got := list.ChildCount(); got != n {
@@ -304,6 +306,12 @@ func TestManyChildren(t *testing.T) {
 		stmt := f.Root.Child(n)
 		if want := fmt.Sprintf("y%d = f(%d)", n-1, n-1); stmt.Text(src) != want || stmt.Line() != 2*n+1 {
 			t.Fatalf("%s: last statement %q at line %d", name, stmt.Text(src), stmt.Line())
+		}
+		// A wide node placed before another one that comes earlier in the source (the
+		// table's counts must be ordered by place, not by source order).
+		pair := f.Root.Find(func(m *Node) bool { return m.Kind() == "tuple" })
+		if pair == nil || pair.ChildCount() != 2 || pair.Child(1).ChildCount() != n || pair.Child(0).Child(0).ChildCount() != n {
+			t.Fatalf("%s: the tuple of two wide lists is not read back", name)
 		}
 		count := 0
 		for range list.Children() {
