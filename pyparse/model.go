@@ -112,15 +112,15 @@ func (f *File) CallOf(n *Node) *Call {
 	i, found := slices.BinarySearchFunc(f.callOrder, e, func(c int32, e uintptr) int {
 		return cmp.Compare(f.element(f.Calls[c].Node), e)
 	})
-	if !found || f.Calls[f.callOrder[i]].Node != n {
-		return nil // a node of another tree, or no call's
+	if !found {
+		return nil // no call's node, or a node of another tree
 	}
 	return f.Calls[f.callOrder[i]]
 }
 
 // element is the distance from the tree's root to n in its array, in bytes: an order of
-// the nodes of f's tree (a node of another tree gets a distance no call's node has, or
-// one CallOf tells apart by the node itself).
+// the nodes of f's tree. A node of another tree gets a distance no node of f's has (the
+// element at that distance would be at n's own address).
 func (f *File) element(n *Node) uintptr {
 	return uintptr(unsafe.Pointer(n)) - uintptr(unsafe.Pointer(f.Root))
 }
