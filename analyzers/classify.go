@@ -99,12 +99,16 @@ func guard(errs *[]error, file string, fn func()) {
 }
 
 type classifier struct {
-	g             *CallGraph
-	stepNames     map[string]bool
-	loops         map[*pyparse.Node]*loop
-	hasStepLoop   map[*pyparse.Function]bool
-	runsStepCache map[*pyparse.Function]string
-	runsWhole     map[*pyparse.Function]bool
+	g         *CallGraph
+	stepNames map[string]bool
+	// eff is what the effect memos share (effects.go): loops, hasStepLoop, runsStepCache,
+	// runsWhole, loads and requests recurse through functions, so their answers are kept
+	// only when no cycle or depth bound cut them short.
+	eff           effects
+	loops         effectMemo[*pyparse.Node, *loop]
+	hasStepLoop   effectMemo[*pyparse.Function, bool]
+	runsStepCache effectMemo[depthKey, string]
+	runsWhole     effectMemo[depthKey, bool]
 	resolved      map[*pyparse.Node]*funcRef
 	// registered maps the functions handed to a torch hook registrar to their registration
 	// (built on first use).
@@ -112,13 +116,13 @@ type classifier struct {
 	// clears maps every cache-emptying call node to its spelling (built on first use).
 	clears map[*pyparse.Node]string
 	// loads memoizes, per function, how it loads a model (loadEffect).
-	loads map[*pyparse.Function]loadEffect
+	loads effectMemo[*pyparse.Function, loadEffect]
 	// prompts memoizes promptMethod.
 	prompts map[string]string
 	// frees memoizes freesIn.
 	frees map[*pyparse.Function]string
 	// requests memoizes requestOnly.
-	requests map[*pyparse.Function]string
+	requests effectMemo[depthKey, string]
 	// bindings indexes each file's assignments to plain names (bindingsOf).
 	bindings map[*pyparse.File]map[string][]binding
 	// walked remembers each function whose callers one cache call was followed to, with what
@@ -239,10 +243,9 @@ func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
 func runClassify(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	a := &classifier{
-		g: g, stepNames: map[string]bool{}, loops: map[*pyparse.Node]*loop{},
-		hasStepLoop: map[*pyparse.Function]bool{}, runsStepCache: map[*pyparse.Function]string{},
-		resolved: map[*pyparse.Node]*funcRef{}, runsWhole: map[*pyparse.Function]bool{},
-		loads: map[*pyparse.Function]loadEffect{}, requests: map[*pyparse.Function]string{}, frees: map[*pyparse.Function]string{}, prompts: map[string]string{},
+		g: g, stepNames: map[string]bool{},
+		resolved: map[*pyparse.Node]*funcRef{},
+		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
 		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},

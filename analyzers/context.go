@@ -1025,11 +1025,19 @@ var (
 
 // classifyLoop decides whether a loop is a step loop, an epoch loop, or something else.
 func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
-	if l, ok := a.loops[n]; ok {
+	if l, ok := a.loops.done[n]; ok {
 		return l
 	}
+	// While the loop is being classified, asking again gets the loop as it stands so far.
 	l := &loop{Node: n}
-	a.loops[n] = l
+	return remember(&a.eff, &a.loops, n, l, func() *loop {
+		a.fillLoop(f, n, l)
+		return l
+	})
+}
+
+// fillLoop classifies loop n into l.
+func (a *classifier) fillLoop(f *pyparse.File, n *pyparse.Node, l *loop) {
 	src := f.Src
 	var iter, target string
 	if n.Kind() == "for_statement" {
@@ -1084,7 +1092,6 @@ func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
 			}
 		}
 	}
-	return l
 }
 
 // reWholeRun names library calls that run a whole inner loop of steps: a diffusers pipeline
@@ -1109,13 +1116,9 @@ func (a *classifier) wholeRun(f *pyparse.File, body *pyparse.Node, depth int) st
 		if r == nil {
 			return false
 		}
-		v, ok := a.runsWhole[r.fn]
-		if !ok {
-			a.runsWhole[r.fn] = false // cycles
-			v = a.wholeRun(r.file, r.fn.Body, depth+1) != ""
-			a.runsWhole[r.fn] = v
-		}
-		return v
+		return remember(&a.eff, &a.runsWhole, depthKey{r.fn, depth + 1}, false, func() bool {
+			return a.wholeRun(r.file, r.fn.Body, depth+1) != ""
+		})
 	})
 }
 
@@ -1289,15 +1292,12 @@ func (a *classifier) bodyHasStepLoop(f *pyparse.File, body *pyparse.Node) bool {
 }
 
 func (a *classifier) funcHasStepLoop(r *funcRef) bool {
-	if v, ok := a.hasStepLoop[r.fn]; ok {
-		return v
-	}
-	a.hasStepLoop[r.fn] = false // cycles: assume not while computing
-	// A function that performs a step outside its loops (`optimizer.step()` after a loop
-	// over micro-batches) is one step, not a loop of them.
-	v := directStep(r.file, r.fn.Body) == "" && a.bodyHasStepLoop(r.file, r.fn.Body)
-	a.hasStepLoop[r.fn] = v
-	return v
+	// Cycles: assume not while computing. A function that performs a step outside its
+	// loops (`optimizer.step()` after a loop over micro-batches) is one step, not a loop of
+	// them.
+	return remember(&a.eff, &a.hasStepLoop, r.fn, false, func() bool {
+		return directStep(r.file, r.fn.Body) == "" && a.bodyHasStepLoop(r.file, r.fn.Body)
+	})
 }
 
 var (
@@ -1379,17 +1379,14 @@ func (a *classifier) stepIn(f *pyparse.File, body *pyparse.Node, depth int, own 
 }
 
 func (a *classifier) funcRunsStep(r *funcRef, depth int) string {
-	if v, ok := a.runsStepCache[r.fn]; ok {
+	return remember(&a.eff, &a.runsStepCache, depthKey{r.fn, depth}, "", func() string {
+		v := a.runsStep(r.file, r.fn.Body, depth)
+		// A function that loops over steps itself is not "one step".
+		if v != "" && a.funcHasStepLoop(r) {
+			v = ""
+		}
 		return v
-	}
-	a.runsStepCache[r.fn] = ""
-	v := a.runsStep(r.file, r.fn.Body, depth)
-	// A function that loops over steps itself is not "one step".
-	if v != "" && a.funcHasStepLoop(r) {
-		v = ""
-	}
-	a.runsStepCache[r.fn] = v
-	return v
+	})
 }
 
 // resolveCall resolves a call node to a project function (cached per node).

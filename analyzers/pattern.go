@@ -240,10 +240,10 @@ func (a *classifier) handlerWhy(f *pyparse.File, fn *pyparse.Function) string {
 // (an effect summary over the callers, memoized; cycles end): its work is per request,
 // whatever its loops look like. "" otherwise.
 func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
-	if v, ok := a.requests[fn]; ok {
-		return v
-	}
-	a.requests[fn] = "" // cycles end
+	return remember(&a.eff, &a.requests, depthKey{fn, depth}, "", func() string { return a.findRequestOnly(fn, depth) })
+}
+
+func (a *classifier) findRequestOnly(fn *pyparse.Function, depth int) string {
 	callers := a.g.Callers[fn]
 	if len(callers) == 0 || depth > 8 {
 		return ""
@@ -271,7 +271,6 @@ func (a *classifier) requestOnly(fn *pyparse.Function, depth int) string {
 			via = v
 		}
 	}
-	a.requests[fn] = via
 	return via
 }
 
@@ -504,12 +503,9 @@ func (a *classifier) loadEffect(f *pyparse.File, body *pyparse.Node, skip *pypar
 		if r == nil || r.fn.Node == nil || r.fn.Node.Contains(n) {
 			return true
 		}
-		e, seen := a.loads[r.fn]
-		if !seen {
-			a.loads[r.fn] = loadEffect{} // cycles end
-			e = a.loadEffect(r.file, r.fn.Body, nil)
-			a.loads[r.fn] = e
-		}
+		e := remember(&a.eff, &a.loads, r.fn, loadEffect{}, func() loadEffect { // cycles end
+			return a.loadEffect(r.file, r.fn.Body, nil)
+		})
 		if e.how != "" && (best.how == "" || e.calls+1 < best.calls) {
 			how := "`" + r.fn.Name + "()` -> " + e.how
 			if parts := strings.Split(e.how, " -> "); len(parts) > 1 {
