@@ -1,9 +1,13 @@
 package analyzers
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,8 +121,10 @@ type classifier struct {
 	clears map[*pyparse.Node]string
 	// loads memoizes, per function, how it loads a model (loadEffect).
 	loads effectMemo[*pyparse.Function, loadEffect]
-	// prompts memoizes promptMethod.
+	// prompts memoizes promptMethod; methods lists the methods it reads by name (built on
+	// first use, shared by prewarm's classifiers).
 	prompts map[string]string
+	methods map[string][]*funcRef
 	// frees memoizes freesIn.
 	frees map[*pyparse.Function]string
 	// requests memoizes requestOnly.
@@ -242,22 +248,17 @@ func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
 
 func runClassify(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
-	a := &classifier{
-		g: g, stepNames: map[string]bool{},
-		resolved: map[*pyparse.Node]*funcRef{},
-		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
-		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
-		blockExits: map[*pyparse.Node][]*pyparse.Node{},
-	}
-	for _, n := range pass.Settings.StepLoopNames {
-		if n = strings.TrimSpace(n); n != "" {
-			a.stepNames[n] = true
-		}
-	}
+	return classify(pass.Context, g, pass.Settings.StepLoopNames, pass.Settings.Jobs)
+}
+
+// classify gives every target of g its records, reading the sites on jobs goroutines
+// (prewarm) and following them up to their callers in order.
+func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs int) (*Classification, error) {
+	a := newClassifier(g, stepLoopNames)
+	a.prewarm(jobs)
 	out := &Classification{Graph: g}
 	for _, t := range g.Targets {
-		if err := pass.Context.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		// A bug on one call must not cost the others their classification.
@@ -279,6 +280,157 @@ func runClassify(pass *driver.Pass) (any, error) {
 		return ri.Call.Node.Start < rj.Call.Node.Start
 	})
 	return out, nil
+}
+
+func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
+	a := &classifier{
+		g: g, stepNames: map[string]bool{},
+		resolved: map[*pyparse.Node]*funcRef{},
+		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
+		bindings: map[*pyparse.File]map[string][]binding{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		blockExits: map[*pyparse.Node][]*pyparse.Node{},
+	}
+	for _, n := range stepLoopNames {
+		if n = strings.TrimSpace(n); n != "" {
+			a.stepNames[n] = true
+		}
+	}
+	return a
+}
+
+// sitesPerJob: below this many sites per goroutine, prewarm leaves the sites to follow.
+var sitesPerJob = 32
+
+// prewarm reads, on jobs goroutines, the local context and the pattern of each call that
+// follow may classify (the cache calls, and the calls of helpers), into a's memos: they
+// are most of classification's time, and depend on the site alone (effects.go makes the
+// effect answers they read the same whatever was asked first), while follow itself must
+// run in order (what one cache call followed up to a helper's callers stands for the next:
+// walked). Each goroutine has a classifier and a view of the project of its own.
+func (a *classifier) prewarm(jobs int) {
+	type site struct {
+		f    *pyparse.File
+		call *pyparse.Call
+	}
+	var sites []site
+	seen := map[*pyparse.Node]bool{}
+	add := func(f *pyparse.File, c *pyparse.Call) {
+		if !seen[c.Node] {
+			seen[c.Node] = true
+			sites = append(sites, site{f, c})
+		}
+	}
+	for _, t := range a.g.Targets {
+		add(t.File, t.Call)
+	}
+	for fn := range a.g.Helpers {
+		for _, e := range a.g.Callers[fn] {
+			add(e.File, e.Call)
+		}
+	}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if jobs = min(jobs, len(sites)/sitesPerJob); jobs <= 1 {
+		return
+	}
+	// The sites of one file share most of what their readings memoize (loops, conditions,
+	// the file's bindings): a file's sites go to one goroutine, the files with most first.
+	byFile := map[*pyparse.File][]int{}
+	var files []*pyparse.File
+	for i, s := range sites {
+		if byFile[s.f] == nil {
+			files = append(files, s.f)
+		}
+		byFile[s.f] = append(byFile[s.f], i)
+	}
+	slices.SortStableFunc(files, func(x, y *pyparse.File) int { return len(byFile[y]) - len(byFile[x]) })
+	if jobs = min(jobs, len(files)); jobs <= 1 {
+		return
+	}
+	if a.methods == nil {
+		a.methods = methodsByName(a.g.Project.res.Files)
+	}
+	workers := make([]*classifier, jobs)
+	for w := range workers {
+		g := *a.g
+		g.Project = a.g.Project.worker()
+		workers[w] = newClassifier(&g, nil)
+		workers[w].stepNames, workers[w].methods = a.stepNames, a.methods
+	}
+	// A goroutine whose reading fails reads no more (its memos may hold effect questions
+	// left open); follow reads the rest again, and reports the failure as it does for any.
+	// What it read before is kept: a context or pattern is stored only once read through.
+	failed := make([]bool, jobs)
+	inParallel(len(files), jobs, func(w, k int) {
+		if failed[w] {
+			return
+		}
+		defer func() {
+			if recover() != nil {
+				failed[w] = true
+			}
+		}()
+		for _, i := range byFile[files[k]] {
+			workers[w].readSite(sites[i].f, sites[i].call)
+		}
+	})
+	for _, c := range workers {
+		maps.Copy(a.contexts, c.contexts)
+		maps.Copy(a.patterns, c.patterns)
+		maps.Copy(a.ownPattern, c.ownPattern)
+	}
+}
+
+// readSite reads a site's context and pattern into a's memos, as follow does first.
+func (a *classifier) readSite(f *pyparse.File, call *pyparse.Call) {
+	lc := a.siteContext(f, call.Node)
+	r := &Record{File: f, Call: call}
+	a.frequency(f, call.Function, lc, r, len(a.otherCallers(call.Function)) > 0)
+	if testHookReadSite != nil {
+		testHookReadSite(call)
+	}
+	a.sitePattern(f, call.Node, lc, r.Frequency)
+}
+
+// testHookReadSite, set by tests, runs in readSite between a site's context and pattern.
+var testHookReadSite func(call *pyparse.Call)
+
+// siteContext is contextOf, memoized per call.
+func (a *classifier) siteContext(f *pyparse.File, call *pyparse.Node) *localContext {
+	lc := a.contexts[call]
+	if lc == nil {
+		lc = a.contextOf(f, call)
+		a.contexts[call] = lc
+	}
+	return lc
+}
+
+// sitePattern is patternOf, memoized per call and whether it runs on steps.
+func (a *classifier) sitePattern(f *pyparse.File, call *pyparse.Node, lc *localContext, freq Frequency) (Pattern, string) {
+	pk := patternKey{call, steady(freq)}
+	pr, ok := a.patterns[pk]
+	if !ok {
+		pr.pattern, pr.why = a.patternOf(f, call, lc, freq)
+		a.patterns[pk] = pr
+	}
+	return pr.pattern, pr.why
+}
+
+// otherCallers are the calls of fn other than fn's own: a retry that calls the function
+// again from its own OOM handler says nothing about how often it runs.
+func (a *classifier) otherCallers(fn *pyparse.Function) []*Edge {
+	if fn == nil {
+		return nil
+	}
+	var callers []*Edge
+	for _, e := range a.g.Callers[fn] {
+		if e.Call.Function != fn {
+			callers = append(callers, e)
+		}
+	}
+	return callers
 }
 
 // inherited is what a helper's body passes up to its call sites: a gate that thins out the
@@ -305,27 +457,14 @@ const maxChainDepth = 200
 // to the function's callers.
 func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool, count int) []*Record {
 	fn := call.Function
-	lc := a.contexts[call.Node]
-	if lc == nil {
-		lc = a.contextOf(f, call.Node)
-		a.contexts[call.Node] = lc
-	}
+	lc := a.siteContext(f, call.Node)
 	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
 	r.Callee = a.g.Project.qualifiedCallee(f, call)
 	if len(via) == 0 {
 		r.Callee = t.Spelling
 	}
 	callee := r.Callee
-	// Callers other than fn itself: a retry that calls the function again from its own
-	// OOM handler says nothing about how often it runs.
-	var callers []*Edge
-	if fn != nil {
-		for _, e := range a.g.Callers[fn] {
-			if e.Call.Function != fn {
-				callers = append(callers, e)
-			}
-		}
-	}
+	callers := a.otherCallers(fn)
 	a.frequency(f, fn, lc, r, len(callers) > 0)
 	if gt := inh.gate; gt != nil && r.Frequency != Once && (r.Gate == nil || selectivity(gt.Kind) > selectivity(r.Gate.Kind)) {
 		reason := r.Reason
@@ -334,13 +473,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			r.Reason = reason + fmt.Sprintf("; the helper empties the cache only when `%s`", gt.Text)
 		}
 	}
-	pk := patternKey{call.Node, steady(r.Frequency)}
-	pr, ok := a.patterns[pk]
-	if !ok {
-		pr.pattern, pr.why = a.patternOf(f, call.Node, lc, r.Frequency)
-		a.patterns[pk] = pr
-	}
-	pat, pwhy := pr.pattern, pr.why
+	pat, pwhy := a.sitePattern(f, call.Node, lc, r.Frequency)
 	if pat == PatternNone && inh.pattern != "" && inh.pattern != PatternNone {
 		pat, pwhy = inh.pattern, inh.patternWhy
 	}

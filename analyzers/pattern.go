@@ -1648,19 +1648,33 @@ func (a *classifier) promptMethod(name string) string {
 	if v, ok := a.prompts[name]; ok {
 		return v
 	}
+	if a.methods == nil {
+		a.methods = methodsByName(a.g.Project.res.Files)
+	}
 	v := ""
-	for _, f := range a.g.Project.res.Files {
-		for _, fn := range f.Functions {
-			if v != "" || fn.Class == nil || fn.Name != name || fn.Body == nil {
-				continue
+	for _, r := range a.methods[name] {
+		walkOwn(r.fn.Body, func(m *pyparse.Node) {
+			if v == "" && m.Kind() == "call" {
+				v = promptCall(r.file, m)
 			}
-			walkOwn(fn.Body, func(m *pyparse.Node) {
-				if v == "" && m.Kind() == "call" {
-					v = promptCall(f, m)
-				}
-			})
+		})
+		if v != "" {
+			break
 		}
 	}
 	a.prompts[name] = v
 	return v
+}
+
+// methodsByName lists the project's methods with a body by name, in the files' order.
+func methodsByName(files []*pyparse.File) map[string][]*funcRef {
+	out := map[string][]*funcRef{}
+	for _, f := range files {
+		for _, fn := range f.Functions {
+			if fn.Class != nil && fn.Body != nil {
+				out[fn.Name] = append(out[fn.Name], &funcRef{file: f, fn: fn})
+			}
+		}
+	}
+	return out
 }

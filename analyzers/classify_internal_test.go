@@ -1,0 +1,101 @@
+package analyzers
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// TestClassifyInParallel: the records of a classification whose sites were read by several
+// goroutines first (prewarm), each with a classifier and project view of its own, are the
+// records one goroutine finds. Run with -race, it also holds the goroutines to what they
+// share: the graph and the parsed files, read only.
+func TestClassifyInParallel(t *testing.T) {
+	defer func(n int) { sitesPerJob = n }(sitesPerJob)
+	sitesPerJob = 1
+	for dir, files := range fixtureProjects(t) {
+		g := fixtureGraph(t, dir, files)
+		var texts []string
+		for _, jobs := range []int{1, 4} {
+			c, err := classify(context.Background(), g, nil, jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, recordsText(c))
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%s: sites read by one goroutine\n%s\nby four\n%s", dir, texts[0], texts[1])
+		}
+	}
+}
+
+// TestClassifyInParallelFailure: when reading a site fails on one of prewarm's goroutines,
+// the run goes on, and follow reads again what that goroutine did not: the records are one
+// goroutine's.
+func TestClassifyInParallelFailure(t *testing.T) {
+	defer func(n int) { sitesPerJob = n }(sitesPerJob)
+	sitesPerJob = 1
+	defer func() { testHookReadSite = nil }()
+	failed := 0
+	for dir, files := range fixtureProjects(t) {
+		g := fixtureGraph(t, dir, files)
+		if len(g.Targets) < 2 {
+			continue
+		}
+		var texts []string
+		for _, jobs := range []int{1, 4} {
+			// Fail in the middle of reading the first target's site.
+			testHookReadSite = func(call *pyparse.Call) {
+				if call == g.Targets[0].Call {
+					failed++
+					panic("reading failed")
+				}
+			}
+			c, err := classify(context.Background(), g, nil, jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, recordsText(c))
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%s: sites read by one goroutine\n%s\nby four, one failing\n%s", dir, texts[0], texts[1])
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no reading failed")
+	}
+}
+
+// fixtureGraph is the call graph of a fixture project, every file that names the cache
+// parsed.
+func fixtureGraph(t *testing.T, dir string, files []string) *CallGraph {
+	t.Helper()
+	res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+	if err := res.ParseMatching(context.Background(), []string{"empty_cache", "cuda", "torch"}); err != nil {
+		t.Fatal(err)
+	}
+	proj := newProject(dir, files, res)
+	proj.reindex()
+	return buildGraph(proj, res, nil, newGraphMemo())
+}
+
+// recordsText lists a classification's records, one per line.
+func recordsText(c *Classification) string {
+	var b strings.Builder
+	for _, r := range c.Records {
+		fmt.Fprintf(&b, "%s:%d %s %s/%d %s %s %q", r.File.Path, r.Call.Node.Start, r.Role, r.Frequency, r.Period, r.Pattern, r.Rule, r.Reason)
+		for _, e := range r.Via {
+			fmt.Fprintf(&b, " <- %s:%d", e.File.Path, e.Call.Node.Start)
+		}
+		b.WriteString("\n")
+	}
+	for _, e := range c.Errors {
+		fmt.Fprintf(&b, "error %v\n", e)
+	}
+	return b.String()
+}
