@@ -106,10 +106,7 @@ func newIdentSet(names []string) *identSet {
 // whether to parse a file: the same names, pairs, imported and text names.
 func Matcher(needles []string) func(src []byte) bool {
 	set := newIdentSet(needles)
-	return func(src []byte) bool {
-		var sig signature
-		return set.scan(src, &sig)
-	}
+	return func(src []byte) bool { return set.scan(src, nil) }
 }
 
 // signature is a Bloom filter of the identifiers of a file's code and strings (not its
@@ -153,19 +150,24 @@ func sigBits(name string) [2]uint32 {
 	return [2]uint32{uint32(h), uint32(h >> 32)}
 }
 
-// scan reports whether src mentions one of the names, and fills sig (sized for src) with
-// every identifier of src that can be a mention (code, and strings' words: the whole file
-// is scanned, so the signature is complete).
+// scan reports whether src mentions one of the names, and fills sig (sized for src; nil for
+// none) with every identifier of src that can be a mention (code, and strings' words): a
+// file that mentions none is scanned to its end, so its signature is complete; one that
+// does is scanned to its first mention only.
 //
 // An import statement starts at the keyword `import` or `from` (anywhere in code: `raise e
 // from x` counts too, which only errs toward a file too many) and runs to the end of its
 // logical line: a newline outside brackets and not after a backslash, or a `;`.
 func (s *identSet) scan(src []byte, sig *signature) bool {
-	sig.size(len(src))
-	sc := scanner{set: s, sig: sig, found: s.all, allMask: uint64(len(sig.all)*64 - 1), impMask: uint64(len(sig.imp)*64 - 1)}
+	sc := scanner{set: s, sig: sig, found: s.all}
+	if sig != nil {
+		sig.size(len(src))
+		sc.allMask, sc.impMask = uint64(len(sig.all)*64-1), uint64(len(sig.imp)*64-1)
+	}
 	depth, lastSignificant := 0, byte(0)
 	n := len(src)
-	for i := 0; i < n; {
+	// A file that mentions a name is parsed, and its signature dropped: the scan ends there.
+	for i := 0; i < n && !sc.found; {
 		c := src[i]
 		if identChar[c] {
 			j := i + 1
@@ -202,7 +204,9 @@ func (s *identSet) scan(src []byte, sig *signature) bool {
 			case ')', ']', '}':
 				depth--
 			case '*':
-				sig.star = true
+				if sig != nil {
+					sig.star = true
+				}
 			case ';':
 				sc.inImport = depth > 0
 			case '\n':
@@ -253,12 +257,15 @@ func (sc *scanner) mention(src []byte, i, j int, code bool) {
 			}
 		}
 	}
+	sig := sc.sig
+	if sig == nil {
+		return
+	}
 	h := uint64(14695981039346656037)
 	for k := i; k < j; k++ {
 		h ^= uint64(src[k])
 		h *= 1099511628211
 	}
-	sig := sc.sig
 	a, b := h&sc.allMask, (h>>32)&sc.allMask
 	sig.all[a>>6] |= 1 << (a & 63)
 	sig.all[b>>6] |= 1 << (b & 63)
