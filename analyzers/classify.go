@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
@@ -166,6 +166,10 @@ type classifier struct {
 	blockExits map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
 	cut map[*Target]bool
+	// literals memoizes bindLiterals per helper and call (closedFor); callees
+	// qualifiedCallee per call (siteCallee).
+	literals map[literalsKey]map[string]string
+	callees  map[*pyparse.Node]string
 }
 
 // walkKey is a function and what a cache call in it passes up to its callers.
@@ -290,6 +294,7 @@ func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
 		bindings: map[*pyparse.File]map[string][]binding{},
 		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
+		literals:   map[literalsKey]map[string]string{}, callees: map[*pyparse.Node]string{},
 	}
 	for _, n := range stepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -459,9 +464,10 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	fn := call.Function
 	lc := a.siteContext(f, call.Node)
 	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
-	r.Callee = a.g.Project.qualifiedCallee(f, call)
 	if len(via) == 0 {
 		r.Callee = t.Spelling
+	} else {
+		r.Callee = a.siteCallee(f, call)
 	}
 	callee := r.Callee
 	callers := a.otherCallers(fn)
@@ -542,7 +548,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		if e.Call.Function != nil && visited[e.Call.Function] {
 			continue
 		}
-		if closedFor(f, fn, lc, e) {
+		if a.closedFor(f, fn, lc, e) {
 			continue // this call's literal arguments keep the helper from emptying the cache
 		}
 		if e.Dispatch && strings.HasPrefix(call.Callee, "super().") {
@@ -622,20 +628,23 @@ func dedupe(recs []*Record) []*Record {
 		// (cuda, xpu, mps, ...) the chain ends in; the cuda one is kept.
 		// Written piece by piece: fmt's formatting of every record was 7% of a cold run's
 		// allocations on unsloth.
+		// Nodes by identity: one node is one place in one file.
 		var b strings.Builder
-		at := func(file string, off int32) {
-			b.WriteString(file)
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(int(off)))
+		at := func(n *pyparse.Node) {
+			p := uintptr(unsafe.Pointer(n))
+			for range 8 {
+				b.WriteByte(byte(p))
+				p >>= 8
+			}
 		}
-		at(r.File.Path, r.Call.Node.Start)
+		at(r.Call.Node)
 		for _, s := range []string{r.Role, r.Rule, string(r.Pattern)} {
 			b.WriteByte(':')
 			b.WriteString(s)
 		}
 		for _, e := range r.Via {
 			b.WriteByte('>')
-			at(e.CalleeFile.Path, e.Callee.Node.Start)
+			at(e.Callee.Node)
 		}
 		if len(r.Via) == 0 {
 			b.WriteByte('@')
@@ -655,13 +664,44 @@ func dedupe(recs []*Record) []*Record {
 }
 
 // closedFor reports whether one of the helper's own gates is false for this call of it.
-func closedFor(hf *pyparse.File, fn *pyparse.Function, lc *localContext, e *Edge) bool {
+func (a *classifier) closedFor(hf *pyparse.File, fn *pyparse.Function, lc *localContext, e *Edge) bool {
+	if len(lc.Gates) == 0 || fn == nil || e.Call.Args == nil {
+		return false
+	}
+	// A helper's call sites are reached once per cache call and chain that leads to them:
+	// the literals each passes are read once.
+	k := literalsKey{fn, e.Call.Node}
+	args, ok := a.literals[k]
+	if !ok {
+		args = bindLiterals(fn, e.Call, e.File)
+		a.literals[k] = args
+	}
+	if len(args) == 0 {
+		return false
+	}
 	for _, g := range lc.Gates {
-		if gateClosedAt(hf, fn, g, e.File, e.Call) {
+		if gateClosedAt(hf, g, args) {
 			return true
 		}
 	}
 	return false
+}
+
+// literalsKey is a helper and a call of it (closedFor).
+type literalsKey struct {
+	fn   *pyparse.Function
+	call *pyparse.Node
+}
+
+// siteCallee is the project's qualifiedCallee, memoized per call: a site is reached once
+// per cache call and chain that leads to it.
+func (a *classifier) siteCallee(f *pyparse.File, call *pyparse.Call) string {
+	q, ok := a.callees[call.Node]
+	if !ok {
+		q = a.g.Project.qualifiedCallee(f, call)
+		a.callees[call.Node] = q
+	}
+	return q
 }
 
 // steady reports the frequencies of a step loop: every step, or every N steps.

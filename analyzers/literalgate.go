@@ -7,16 +7,12 @@ import (
 )
 
 // gateClosedAt reports whether a helper's gate is false for one call of the helper, judged
-// from literal arguments: accelerate's set_module_tensor_to_device empties the cache only
+// from the literal arguments the call passes (args: bindLiterals): accelerate's set_module_tensor_to_device empties the cache only
 // `if clear_cache and device not in ("cpu", "meta")`, so a call passing "meta" never does.
 // Only plain forms are judged (a parameter tested for truth, ==, !=, in, not in against
 // literals, joined by `and`); anything else is taken to be open.
-func gateClosedAt(hf *pyparse.File, fn *pyparse.Function, g *gate, cf *pyparse.File, call *pyparse.Call) bool {
-	if g.Node == nil || fn == nil || call.Args == nil {
-		return false
-	}
-	args := bindLiterals(fn, call, cf)
-	if len(args) == 0 {
+func gateClosedAt(hf *pyparse.File, g *gate, args map[string]string) bool {
+	if g.Node == nil {
 		return false
 	}
 	v, known := evalGate(hf, g.Node, args)
