@@ -4,10 +4,12 @@ package pyparse
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
 
 // Mirrors of tree-sitter 0.25's public structs (tree_sitter/api.h); the functions below are
-// compiled into the binary by go-tree-sitter's cgo package. TestFlattenMatchesCursorWalk
-// guards the layout against a version bump.
+// compiled into the binary by go-tree-sitter's cgo package. TestFlattenMatchesCursorWalk and
+// TestParseMatchesBinding guard the layouts against a version bump.
 typedef struct { uint32_t context[4]; const void *id; const void *tree; } cl_node;
 typedef struct { const void *tree; const void *id; uint32_t context[3]; } cl_cursor;
 
@@ -23,6 +25,61 @@ uint32_t ts_node_start_byte(cl_node);
 uint32_t ts_node_end_byte(cl_node);
 bool ts_node_is_named(cl_node);
 bool ts_node_is_missing(cl_node);
+bool ts_node_has_error(cl_node);
+uint32_t ts_node_descendant_count(cl_node);
+
+typedef struct { uint32_t row, column; } cl_point;
+typedef struct {
+	void *payload;
+	const char *(*read)(void *payload, uint32_t byte_index, cl_point position, uint32_t *bytes_read);
+	int encoding; // TSInputEncodingUTF8 is 0
+	void *decode;
+} cl_input;
+typedef struct { void *payload; uint32_t current_byte_offset; bool has_error; } cl_parse_state;
+typedef struct { void *payload; bool (*progress_callback)(cl_parse_state *state); } cl_parse_options;
+void *ts_parser_parse_with_options(void *parser, const void *old_tree, cl_input input, cl_parse_options options);
+cl_node ts_tree_root_node(const void *tree);
+void ts_tree_delete(void *tree);
+
+// cl_text is the text being parsed: tree-sitter reads it in place. (go-tree-sitter's
+// ParseWithOptions calls back into Go for each read, which copies the rest of the file
+// twice, and for each progress check.)
+typedef struct { const char *text; uint32_t len; } cl_text;
+
+static const char *cl_read(void *payload, uint32_t off, cl_point p, uint32_t *n) {
+	const cl_text *t = payload;
+	if (off >= t->len) { *n = 0; return ""; }
+	*n = t->len - off;
+	return t->text + off;
+}
+
+// cl_budget ends a parse at its deadline or when *cancel is set (the run's context is done).
+typedef struct { struct timespec deadline; const volatile int32_t *cancel; } cl_budget;
+
+static bool cl_progress(cl_parse_state *s) {
+	const cl_budget *b = s->payload;
+	if (*b->cancel) return true;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > b->deadline.tv_sec || (now.tv_sec == b->deadline.tv_sec && now.tv_nsec >= b->deadline.tv_nsec);
+}
+
+// cachelint_parse parses text with parser within budget_ns, or until *cancel is set; it
+// returns the tree (NULL when cut short), whose root is in *root.
+static void *cachelint_parse(void *parser, const char *text, uint32_t len, int64_t budget_ns, const volatile int32_t *cancel, cl_node *root) {
+	cl_text t = {len ? text : "", len};
+	cl_budget b;
+	clock_gettime(CLOCK_MONOTONIC, &b.deadline);
+	b.deadline.tv_sec += budget_ns / 1000000000;
+	b.deadline.tv_nsec += budget_ns % 1000000000;
+	if (b.deadline.tv_nsec >= 1000000000) { b.deadline.tv_sec++; b.deadline.tv_nsec -= 1000000000; }
+	b.cancel = cancel;
+	cl_input in = {&t, cl_read, 0, NULL};
+	cl_parse_options o = {&b, cl_progress};
+	void *tree = ts_parser_parse_with_options(parser, NULL, in, o);
+	if (tree) *root = ts_tree_root_node(tree);
+	return tree;
+}
 
 typedef struct {
 	uintptr_t id;
@@ -68,6 +125,8 @@ static size_t cachelint_flatten(const cl_node *root, cl_flat *out, size_t cap) {
 import "C"
 
 import (
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -92,17 +151,53 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
+// cancelFlag is a flag in C memory that ends a parse when set (cl_budget.cancel).
+type cancelFlag struct{ p *C.int32_t }
+
+func newCancelFlag() cancelFlag {
+	c := cancelFlag{(*C.int32_t)(C.malloc(4))}
+	c.store(0)
+	return c
+}
+
+func (c cancelFlag) store(v int32) { atomic.StoreInt32((*int32)(unsafe.Pointer(c.p)), v) }
+
+func (c cancelFlag) free() { C.free(unsafe.Pointer(c.p)) }
+
+// parseTree parses text with parser, reading it in place, and copies the tree (nil when
+// the budget ran out or cancel was set first).
+func parseTree(parser *sitter.Parser, text []byte, budget time.Duration, cancel cancelFlag, f *File, sc *scratch) *Node {
+	var ptr *C.char
+	if len(text) > 0 {
+		ptr = (*C.char)(unsafe.Pointer(&text[0]))
+	}
+	var root C.cl_node
+	// A sitter.Parser's only field is the C TSParser.
+	raw := *(*unsafe.Pointer)(unsafe.Pointer(parser))
+	tree := C.cachelint_parse(raw, ptr, C.uint32_t(len(text)), C.int64_t(budget), cancel.p, &root) //nolint:gocritic // cgo's own pointer checks, not this line, compare a value with itself
+	if tree == nil {
+		return nil
+	}
+	defer C.ts_tree_delete(tree)
+	return flatten(&root, f, sc)
+}
+
+// flattenNode is flatten of a tree the official binding parsed (tests).
+func flattenNode(root *sitter.Node, f *File, sc *scratch) *Node {
+	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
+	return flatten((*C.cl_node)(unsafe.Pointer(root)), f, sc)
+}
+
 // flatten copies the tree into Go Nodes through one C call that walks it with a cursor.
-func flatten(root *sitter.Node, f *File, sc *scratch) *Node {
-	count := int(root.DescendantCount()) + 1
+func flatten(root *C.cl_node, f *File, sc *scratch) *Node {
+	count := int(C.ts_node_descendant_count(*root)) + 1
 	sc.flat = grow(sc.flat, count)
 	flat := sc.flat
-	// sitter.Node's only field is the C TSNode, so its address is the TSNode's.
-	n := int(C.cachelint_flatten((*C.cl_node)(unsafe.Pointer(root)), &flat[0], C.size_t(count)))
+	n := int(C.cachelint_flatten(root, &flat[0], C.size_t(count)))
 	lines := lineStarts(f.Src)
 	sc.index = grow(sc.index, n)
 	index := sc.index
-	checkErrors := root.HasError()
+	checkErrors := bool(C.ts_node_has_error(*root))
 	// Punctuation, left out, is some 30% of a tree's nodes (unsloth: 2.9 M of which 2.1 M
 	// kept); it is always a leaf, so every kept node's parent is kept.
 	sc.parents, sc.kids = grow(sc.parents, n), grow(sc.kids, n)

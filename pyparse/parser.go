@@ -66,8 +66,9 @@ func loadLanguage() {
 
 // Parser parses Python files. It is not safe for concurrent use: give each worker its own.
 type Parser struct {
-	p  *sitter.Parser
-	sc *scratch
+	p      *sitter.Parser
+	sc     *scratch
+	cancel cancelFlag
 	// Timeout, when set, replaces the file's Budget.
 	Timeout time.Duration
 }
@@ -80,7 +81,7 @@ func NewParser() (*Parser, error) {
 		p.Close()
 		return nil, fmt.Errorf("set python language: %w", err)
 	}
-	return &Parser{p: p, sc: scratches.Get().(*scratch)}, nil
+	return &Parser{p: p, sc: scratches.Get().(*scratch), cancel: newCancelFlag()}, nil
 }
 
 // scratches keeps flatten's buffers from one parser to the next: a run makes a parser per
@@ -97,6 +98,10 @@ func (p *Parser) Close() {
 	if p.sc != nil {
 		scratches.Put(p.sc)
 		p.sc = nil
+	}
+	if p.cancel.p != nil {
+		p.cancel.free()
+		p.cancel.p = nil
 	}
 }
 
@@ -115,28 +120,26 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	if budget <= 0 {
 		budget = Budget(len(src))
 	}
-	deadline := time.Now().Add(budget)
-	opts := &sitter.ParseOptions{ProgressCallback: func(sitter.ParseState) bool {
-		return time.Now().After(deadline) || ctx.Err() != nil
-	}}
-	text := parseText(src)
-	tree := p.p.ParseWithOptions(func(off int, _ sitter.Point) []byte {
-		if off >= len(text) {
-			return nil
-		}
-		return text[off:]
-	}, nil, opts)
-	if tree == nil {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	// The flag is set when ctx is done during the parse; once the parse is over, it is set
+	// no more (a late setter is waited for), so the next parse starts from a clear flag.
+	p.cancel.store(0)
+	set := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { p.cancel.store(1); close(set) })
+	f := &File{Path: path, Src: src}
+	f.Root = parseTree(p.p, parseText(src), budget, p.cancel, f, p.sc)
+	if !stop() {
+		<-set
+	}
+	if f.Root == nil {
 		p.p.Reset()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("parse %s: %w", path, ctx.Err())
 		}
 		return nil, fmt.Errorf("%s: not analysed: %w of %s (%d KB)", path, ErrTimeout, budget, (len(src)+1023)/1024)
 	}
-	defer tree.Close()
-	root := tree.RootNode()
-	f := &File{Path: path, Src: src}
-	f.Root = flatten(root, f, p.sc)
 	f.buildModel(f.Root)
 	return f, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -193,7 +195,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			defer tree.Close()
 			fa, fb := &File{Src: b}, &File{Src: b}
 			var la []string
-			flatten(tree.RootNode(), fa, p.sc).Walk(func(n *Node) bool {
+			flattenNode(tree.RootNode(), fa, p.sc).Walk(func(n *Node) bool {
 				la = append(la, dumpNode(n.Kind(), n.Field(), n.Named(), n.Start, n.End, int32(n.Line()-1), n.Parent(), n.Index()))
 				return true
 			})
@@ -394,5 +396,80 @@ func TestCallOf(t *testing.T) {
 	}
 	if a.CallOf(a.Root) != nil || a.CallOf(nil) != nil {
 		t.Errorf("the module or nil taken for a call")
+	}
+}
+
+// TestParseMatchesBinding: Parse, which hands tree-sitter the text to read in place (C), builds
+// the tree a parse through the official binding does, on every fixture file and on odd
+// input; it fails when a mirrored tree-sitter struct (cl_input, cl_parse_options) is off.
+func TestParseMatchesBinding(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srcs := map[string][]byte{
+		"broken": []byte("def f(:\n    x = [1, 2\nprint 'py2'\n"),
+		"empty":  nil,
+		"utf8":   []byte("é = '\xff'\nclass A(B, metaclass=M):\n    @d\n    async def g(self, *a, **k): return await h(a)\n"),
+		"cr":     []byte("import torch\rfor b in loader:\r    torch.cuda.empty_cache()\r"),
+	}
+	err = filepath.WalkDir(filepath.Join("..", "testdata", "src"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".py") {
+			srcs[path], err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) < 50 {
+		t.Fatalf("%d sources", len(srcs))
+	}
+	dump := func(root *Node) string {
+		var b strings.Builder
+		root.Walk(func(n *Node) bool {
+			b.WriteString(dumpNode(n.Kind(), n.Field(), n.Named(), n.Start, n.End, int32(n.Line()-1), n.Parent(), n.Index()) + "\n")
+			return true
+		})
+		return b.String()
+	}
+	for name, src := range srcs {
+		f, err := p.Parse(context.Background(), name, src)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tree := p.p.Parse(parseText(src), nil)
+		want := &File{Src: src}
+		got, exp := dump(f.Root), dump(flattenNode(tree.RootNode(), want, new(scratch)))
+		tree.Close()
+		if got != exp || fmt.Sprint(f.Errors) != fmt.Sprint(want.Errors) {
+			t.Errorf("%s: parsed in place\n%s%v\nthrough the binding\n%s%v", name, got, f.Errors, exp, want.Errors)
+		}
+	}
+}
+
+// TestParseCancel: a parse stops when its context is done, before or during it, and the
+// parser's next parse, under a live context, runs whole.
+func TestParseCancel(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Timeout = time.Hour
+	src := []byte(strings.Repeat("x = f(1)\n", 50000))
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Parse(done, "big.py", src); !errors.Is(err, context.Canceled) {
+		t.Errorf("parse under a done context: err %v, want context.Canceled", err)
+	}
+	during, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Millisecond, cancel)
+	if _, err := p.Parse(during, "big.py", src); !errors.Is(err, context.Canceled) {
+		t.Errorf("parse cancelled during: err %v, want context.Canceled", err)
+	}
+	if f, err := p.Parse(context.Background(), "big.py", src); err != nil || len(f.Calls) != 50000 {
+		t.Errorf("after a cancelled parse: err %v", err)
 	}
 }
