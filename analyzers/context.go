@@ -1025,7 +1025,7 @@ var (
 
 // classifyLoop decides whether a loop is a step loop, an epoch loop, or something else.
 func (a *classifier) classifyLoop(f *pyparse.File, n *pyparse.Node) *loop {
-	if l, ok := a.loops.done[n]; ok {
+	if l, ok := a.loops.done[n]; ok { // before making a loop that remember would not use
 		return l
 	}
 	// While the loop is being classified, asking again gets the loop as it stands so far.

@@ -33,3 +33,22 @@ func TestRememberCycle(t *testing.T) {
 		t.Errorf("%d questions left open", e.open)
 	}
 }
+
+// TestRememberPanic: a question whose computation panics is closed all the same: asked
+// again, it is computed again, and a later question is not taken for one inside it.
+func TestRememberPanic(t *testing.T) {
+	var e effects
+	var m effectMemo[string, string]
+	func() {
+		defer func() { _ = recover() }()
+		remember(&e, &m, "a", "?", func() string {
+			return remember(&e, &m, "b", "?", func() string { panic("bug") })
+		})
+	}()
+	if e.open != 0 || len(m.open) != 0 {
+		t.Fatalf("after a panic: %d questions open (%v)", e.open, m.open)
+	}
+	if got := remember(&e, &m, "b", "?", func() string { return "b" }); got != "b" {
+		t.Errorf("b asked again = %s, want b", got)
+	}
+}
