@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -23,35 +24,51 @@ var ignoreFiles = []string{".gitignore", ".ignore"}
 type ignoreState struct {
 	root     string
 	files    []string // ignore file names read in each directory
-	patterns []gitignore.Pattern
+	patterns []*ignorePattern
 }
 
+// ignored reports whether the path (components below root) is ignored: the last pattern that
+// matches it decides, as in gitignore's matcher.
 func (s *ignoreState) ignored(components []string, isDir bool) bool {
-	if s == nil || len(s.patterns) == 0 {
+	if s == nil {
 		return false
 	}
-	return gitignore.NewMatcher(s.patterns).Match(components, isDir)
+	for i := len(s.patterns) - 1; i >= 0; i-- {
+		if v := s.patterns[i].match(components, isDir); v != gitignore.NoMatch {
+			return v == gitignore.Exclude
+		}
+	}
+	return false
 }
 
 // with returns the state extended by the ignore files of dir (given by its components
 // relative to s.root). The receiver is left unchanged so sibling directories don't see
 // each other's patterns.
 func (s *ignoreState) with(dir string, components []string, warn func(error)) *ignoreState {
-	var added []gitignore.Pattern
+	return s.withFiles(dir, components, nil, warn)
+}
+
+// withFiles is with, reading only the ignore files listed among entries (dir's listing;
+// nil when unknown): a directory without any, most of them, costs no failed open.
+func (s *ignoreState) withFiles(dir string, components []string, entries []fs.DirEntry, warn func(error)) *ignoreState {
+	var added []*ignorePattern
 	for _, name := range s.files {
+		if entries != nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == name }) {
+			continue
+		}
 		added = append(added, readIgnoreFile(filepath.Join(dir, name), components, warn)...)
 	}
 	if len(added) == 0 {
 		return s
 	}
-	ps := make([]gitignore.Pattern, 0, len(s.patterns)+len(added))
+	ps := make([]*ignorePattern, 0, len(s.patterns)+len(added))
 	ps = append(append(ps, s.patterns...), added...)
 	return &ignoreState{root: s.root, files: s.files, patterns: ps}
 }
 
 // readIgnoreFile parses one ignore file; a missing file is no patterns, an unreadable one
 // a warning.
-func readIgnoreFile(name string, domain []string, warn func(error)) []gitignore.Pattern {
+func readIgnoreFile(name string, domain []string, warn func(error)) []*ignorePattern {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !isDirErr(name) {
@@ -70,15 +87,15 @@ func isDirErr(name string) bool {
 
 // parseIgnore splits an ignore file into patterns; it tolerates a BOM and CRLF line
 // endings, which go-git's own reader keeps as part of the pattern.
-func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
+func parseIgnore(data []byte, domain []string) []*ignorePattern {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	var ps []gitignore.Pattern
+	var ps []*ignorePattern
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		ps = append(ps, parsePattern(line, domain))
 	}
 	return ps
 }
@@ -133,12 +150,16 @@ func gitDir(root string) string {
 
 // globalPatterns are the user's excludes: core.excludesFile from ~/.gitconfig, or git's
 // default $XDG_CONFIG_HOME/git/ignore when that is unset.
-func globalPatterns(warn func(error)) []gitignore.Pattern {
-	ps, err := gitignore.LoadGlobalPatterns(osfs.New("/"))
+func globalPatterns(warn func(error)) []*ignorePattern {
+	global, err := gitignore.LoadGlobalPatterns(osfs.New("/"))
 	if err != nil {
 		warn(fmt.Errorf("read global git excludes: %w", err))
 	}
-	if len(ps) > 0 {
+	if len(global) > 0 {
+		ps := make([]*ignorePattern, len(global))
+		for i, g := range global {
+			ps[i] = &ignorePattern{opaque: g}
+		}
 		return ps
 	}
 	xdg := os.Getenv("XDG_CONFIG_HOME")

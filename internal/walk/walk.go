@@ -231,14 +231,19 @@ func components(root, target string) []string {
 }
 
 func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
-	if st != nil {
-		st = st.with(abs, comps, w.warn)
-	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		// ReadDir returns what it read before the error; keep going with that.
 		w.warn(fmt.Errorf("read directory %s: %w", display, unwrapPath(err)))
 	}
+	if st != nil {
+		known := entries
+		if err != nil {
+			known = nil // a listing cut short may miss the ignore files: try them all
+		}
+		st = st.withFiles(abs, comps, known, w.warn)
+	}
+	ign := st.forDir(comps)
 	for _, e := range entries {
 		name := e.Name()
 		childAbs := filepath.Join(abs, name)
@@ -255,13 +260,13 @@ func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
 			if name == ".git" || w.excludes.matchAbs(filepath.ToSlash(childAbs)) {
 				continue
 			}
-			if st.ignored(childComps, true) {
+			if ign.ignored(name, true) {
 				continue
 			}
 			w.dir(childAbs, childDisplay, childComps, st)
 		case t.IsRegular():
 			kind, ok := kindOf(name)
-			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || st.ignored(childComps, false) {
+			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
 				continue
 			}
 			w.add(File{Path: childDisplay, Abs: childAbs, Kind: kind})
