@@ -24,6 +24,11 @@ type ignorePattern struct {
 	dirOnly bool     // `pattern/`
 	glob    bool     // holds a slash: matched against the path below domain, part by part
 	name    nameMatch
+	// steps are a glob's parts that match a name each (the empty ones match nothing), last
+	// the last of them; deep is set when a part holds `**`, which spans names.
+	steps []string
+	last  nameMatch
+	deep  bool
 	// opaque is a pattern go-git read itself (the global excludes), matched whole.
 	opaque gitignore.Pattern
 }
@@ -45,6 +50,15 @@ func parsePattern(p string, domain []string) *ignorePattern {
 	res.glob = strings.Contains(p, "/")
 	res.parts = strings.Split(p, "/")
 	res.name = newNameMatch(res.parts[0])
+	for _, part := range res.parts {
+		res.deep = res.deep || strings.Contains(part, "**")
+		if part != "" {
+			res.steps = append(res.steps, part)
+		}
+	}
+	if len(res.steps) > 0 {
+		res.last = newNameMatch(res.steps[len(res.steps)-1])
+	}
 	return res
 }
 
@@ -203,11 +217,21 @@ func (m nameMatch) match(name string) (bool, error) {
 // dirIgnore answers for the entries of one directory (comps, below the walk's root).
 type dirIgnore struct {
 	comps []string
+	// path is comps and a place for an entry's name, for the patterns matched whole.
+	path []string
 	// checks are the patterns a child's answer may come from, in order; base is the
-	// answer of the last pattern before them that every child matches (through a name of
-	// the directory's own path), NoMatch when none does.
-	checks []*ignorePattern
+	// answer of the last pattern before them that every child matches (through the
+	// directory's own path), NoMatch when none does.
+	checks []childCheck
 	base   gitignore.MatchResult
+}
+
+// childCheck is a pattern as it applies to a directory's entries: by the entry's name
+// (name: the pattern's one part, or a glob's last once the others matched the directory's
+// path), or matched whole (name nil: a `**` glob, or one go-git read).
+type childCheck struct {
+	p    *ignorePattern
+	name *nameMatch
 }
 
 // forDir works out, once for the directory comps, what each pattern says of its entries.
@@ -218,7 +242,7 @@ func (s *ignoreState) forDir(comps []string) *dirIgnore {
 	}
 	for _, p := range s.patterns {
 		if p.opaque != nil {
-			d.checks = append(d.checks, p)
+			d.checks = append(d.checks, childCheck{p: p})
 			continue
 		}
 		// A child's path is comps and its name: below the domain when comps is at or below it.
@@ -226,18 +250,49 @@ func (s *ignoreState) forDir(comps []string) *dirIgnore {
 		if !ok {
 			continue
 		}
-		if p.glob {
-			d.checks = append(d.checks, p) // matched whole, part by part
+		var says int
+		switch {
+		case p.glob && p.deep:
+			d.checks = append(d.checks, childCheck{p: p})
 			continue
+		case p.glob:
+			says = p.dirGlob(rel)
+		default:
+			says = p.dirMatch(rel)
 		}
-		switch p.dirMatch(rel) {
+		switch says {
 		case matchesAll:
 			d.checks, d.base = d.checks[:0], p.verdict()
 		case matchesByName:
-			d.checks = append(d.checks, p)
+			m := &p.name
+			if p.glob {
+				m = &p.last
+			}
+			d.checks = append(d.checks, childCheck{p: p, name: m})
 		}
 	}
 	return d
+}
+
+// dirGlob says what a glob without `**` makes of the entries of a directory whose path
+// below the domain is rel: its steps match the path's first names one by one, so with as
+// many names in rel as steps or more rel alone decides, with one fewer the entry's name
+// meets the last step, and with fewer still nothing matches.
+func (p *ignorePattern) dirGlob(rel []string) int {
+	k := len(p.steps)
+	if k == 0 || k > len(rel)+1 {
+		return matchesNone
+	}
+	for j, step := range p.steps[:min(k, len(rel))] {
+		ok, err := filepath.Match(step, rel[j])
+		if err != nil || !ok {
+			return matchesNone
+		}
+	}
+	if k <= len(rel) {
+		return matchesAll
+	}
+	return matchesByName
 }
 
 const (
@@ -266,14 +321,20 @@ func (p *ignorePattern) dirMatch(rel []string) int {
 // ignored reports whether the entry name of the directory is ignored.
 func (d *dirIgnore) ignored(name string, isDir bool) bool {
 	for i := len(d.checks) - 1; i >= 0; i-- {
-		p := d.checks[i]
-		if p.opaque != nil || p.glob {
-			if v := p.match(append(d.comps[:len(d.comps):len(d.comps)], name), isDir); v != gitignore.NoMatch {
+		c := d.checks[i]
+		p := c.p
+		if c.name == nil {
+			if d.path == nil {
+				d.path = make([]string, len(d.comps)+1)
+				copy(d.path, d.comps)
+			}
+			d.path[len(d.path)-1] = name
+			if v := p.match(d.path, isDir); v != gitignore.NoMatch {
 				return v == gitignore.Exclude
 			}
 			continue
 		}
-		match, err := p.name.match(name)
+		match, err := c.name.match(name)
 		if err == nil && match && (!p.dirOnly || isDir) {
 			return p.verdict() == gitignore.Exclude
 		}
