@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -400,29 +398,17 @@ func TestCallOf(t *testing.T) {
 }
 
 // TestParseMatchesBinding: Parse, which hands tree-sitter the text to read in place (C), builds
-// the tree a parse through the official binding does, on every fixture file and on odd
-// input; it fails when a mirrored tree-sitter struct (cl_input, cl_parse_options) is off.
+// the tree a parse through the official binding does, on the tree cache's inputs; it fails
+// when a mirrored tree-sitter struct (cl_input, cl_parse_options) is off.
 func TestParseMatchesBinding(t *testing.T) {
 	p, err := NewParser()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	srcs := map[string][]byte{
-		"broken": []byte("def f(:\n    x = [1, 2\nprint 'py2'\n"),
-		"empty":  nil,
-		"utf8":   []byte("é = '\xff'\nclass A(B, metaclass=M):\n    @d\n    async def g(self, *a, **k): return await h(a)\n"),
-		"cr":     []byte("import torch\rfor b in loader:\r    torch.cuda.empty_cache()\r"),
-	}
-	err = filepath.WalkDir(filepath.Join("..", "testdata", "src"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".py") {
-			srcs[path], err = os.ReadFile(path)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The tree cache's inputs: every fixture file and odd input (syntax errors, CRLF and lone
+	// CR line ends, long comment runs, non-ASCII text, an empty file).
+	srcs := treeCacheInputs(t)
 	if len(srcs) < 50 {
 		t.Fatalf("%d sources", len(srcs))
 	}
