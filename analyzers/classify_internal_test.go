@@ -19,17 +19,8 @@ func TestClassifyInParallel(t *testing.T) {
 	defer func(n int) { sitesPerJob = n }(sitesPerJob)
 	sitesPerJob = 1
 	for dir, files := range fixtureProjects(t) {
-		g := fixtureGraph(t, dir, files)
-		var texts []string
-		for _, jobs := range []int{1, 4} {
-			c, err := classify(context.Background(), g, nil, jobs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			texts = append(texts, recordsText(c))
-		}
-		if texts[0] != texts[1] {
-			t.Errorf("%s: sites read by one goroutine\n%s\nby four\n%s", dir, texts[0], texts[1])
+		if one, four := oneAndFour(t, fixtureGraph(t, dir, files)); one != four {
+			t.Errorf("%s: sites read by one goroutine\n%s\nby four\n%s", dir, one, four)
 		}
 	}
 }
@@ -47,28 +38,35 @@ func TestClassifyInParallelFailure(t *testing.T) {
 		if len(g.Targets) < 2 {
 			continue
 		}
-		var texts []string
-		for _, jobs := range []int{1, 4} {
-			// Fail in the middle of reading the first target's site.
-			testHookReadSite = func(call *pyparse.Call) {
-				if call == g.Targets[0].Call {
-					failed++
-					panic("reading failed")
-				}
+		// Fail in the middle of reading the first target's site (one goroutine reads it).
+		testHookReadSite = func(call *pyparse.Call) {
+			if call == g.Targets[0].Call {
+				failed++
+				panic("reading failed")
 			}
-			c, err := classify(context.Background(), g, nil, jobs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			texts = append(texts, recordsText(c))
 		}
-		if texts[0] != texts[1] {
-			t.Errorf("%s: sites read by one goroutine\n%s\nby four, one failing\n%s", dir, texts[0], texts[1])
+		if one, four := oneAndFour(t, g); one != four {
+			t.Errorf("%s: sites read by one goroutine\n%s\nby four, one failing\n%s", dir, one, four)
 		}
 	}
 	if failed == 0 {
 		t.Fatal("no reading failed")
 	}
+}
+
+// oneAndFour classifies g with its sites read by one goroutine (no prewarm) and by four, and
+// lists the records of each.
+func oneAndFour(t *testing.T, g *CallGraph) (one, four string) {
+	t.Helper()
+	var texts []string
+	for _, jobs := range []int{1, 4} {
+		c, err := classify(context.Background(), g, nil, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, recordsText(c))
+	}
+	return texts[0], texts[1]
 }
 
 // fixtureGraph is the call graph of a fixture project, every file that names the cache
