@@ -87,15 +87,8 @@ func (p *ignorePattern) match(path []string, isDir bool) gitignore.MatchResult {
 
 // below is path below p's domain, and whether path lies below it.
 func (p *ignorePattern) below(path []string) ([]string, bool) {
-	if len(path) <= len(p.domain) {
-		return nil, false
-	}
-	for i, e := range p.domain {
-		if path[i] != e {
-			return nil, false
-		}
-	}
-	return path[len(p.domain):], true
+	rel, ok := p.belowOrAt(path)
+	return rel, ok && len(rel) > 0
 }
 
 // belowOrAt is dir below p's domain, and whether dir is the domain or lies below it.
