@@ -82,6 +82,9 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	if t := pass.Settings.Trees; t != nil {
 		res.Trees = t
 	}
+	if s := pass.Settings.Signatures; s != nil {
+		res.Know(s)
+	}
 	progress := pass.Settings.Progress
 	if progress != nil {
 		res.Counter = &progress.Parsed

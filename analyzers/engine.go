@@ -27,7 +27,8 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	}
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
-		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles}
+		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles,
+		Unread: parsed.Unread(), Signatures: parsed}
 	for _, f := range parsed.Files {
 		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
 		for _, e := range f.Errors {

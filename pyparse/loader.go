@@ -39,6 +39,7 @@ type Result struct {
 	jobs     int
 	pending  []string              // not yet parsed
 	sigs     map[string]*signature // identifiers of pending files already read once
+	known    map[string]*signature // signatures taken from an earlier run (Know)
 	fsetLock sync.Mutex
 }
 
@@ -252,6 +253,52 @@ func (r *Result) Mentions(name string) int {
 func (r *Result) MayImport(path, name string) bool {
 	sig := r.sigs[path]
 	return sig == nil || sig.star || sig.hasImport(sigBits(name))
+}
+
+// Signed reports whether path was read but not parsed, so that the run holds its
+// signature: a fact of its text alone, which a later run hands back (Know) when the file
+// has not changed.
+func (r *Result) Signed(path string) bool { return r.sigs[path] != nil }
+
+// AppendSignature appends the signature of a file read but not parsed, encoded, to buf
+// (nothing for any other file).
+func (r *Result) AppendSignature(buf []byte, path string) []byte {
+	if sig := r.sigs[path]; sig != nil {
+		return appendSignature(buf, sig)
+	}
+	return buf
+}
+
+// Know takes, before the first ParseMatching, the signatures an earlier run kept of files
+// whose text has not changed since (sig gives one by path, nil for none): such a file is
+// read only when a round's needles may be in it, and the signature answers Mentions and
+// MayImport as if it had been read, so the run parses exactly the files it would parse
+// otherwise. What does not decode as a signature is ignored. It returns how many it took.
+func (r *Result) Know(sig func(path string) []byte) int {
+	if r.known == nil {
+		r.known = map[string]*signature{}
+	}
+	for _, path := range r.pending {
+		if r.sigs[path] != nil {
+			continue
+		}
+		if s := decodeSignature(sig(path)); s != nil {
+			r.sigs[path], r.known[path] = s, s
+		}
+	}
+	return len(r.known)
+}
+
+// Unread is how many files the run never read: pending still, with the signature Know
+// took for them.
+func (r *Result) Unread() int {
+	n := 0
+	for path, s := range r.known {
+		if r.sigs[path] == s {
+			n++
+		}
+	}
+	return n
 }
 
 // Position returns the 1-based line and code-point column of a byte offset in f. The offset

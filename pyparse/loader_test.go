@@ -3,6 +3,9 @@ package pyparse
 import (
 	"context"
 	"go/token"
+	"maps"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -65,5 +68,114 @@ func TestMayImport(t *testing.T) {
 		if got := r.MayImport(path, "save"); got != want {
 			t.Errorf("MayImport(%s, save) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestKnownSignatures runs the same prefilter rounds over the fixture corpus three times: from
+// nothing, with the signatures the first run kept (Know), and with garbled ones. The runs
+// parse the same files and answer Mentions and MayImport alike; the second reads only the
+// files a round's needles may be in, the third reads every file as the first does.
+func TestKnownSignatures(t *testing.T) {
+	src := treeCacheInputs(t)
+	var files []string
+	for p := range src {
+		files = append(files, p)
+	}
+	rounds := [][]string{{"empty_cache", "accelerator.clear"}, {ImportedName("memory", "free_gpu"), "cleanup"}, {"train"}}
+	type run struct {
+		parsed  []string
+		answers map[string][2]int
+		reads   map[string]int
+		r       *Result
+	}
+	analyse := func(know func(string) []byte) run {
+		out := run{answers: map[string][2]int{}, reads: map[string]int{}}
+		var mu sync.Mutex
+		read := func(p string) ([]byte, error) {
+			mu.Lock()
+			out.reads[p]++
+			mu.Unlock()
+			return src[p], nil
+		}
+		r := NewResult(files, read, token.NewFileSet(), 4)
+		if know != nil {
+			r.Know(know)
+		}
+		for _, needles := range rounds {
+			if err := r.ParseMatching(context.Background(), needles); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"free_gpu", "cleanup", "train", "step"} {
+				out.answers[name] = [2]int{r.Mentions(name), 0}
+				for _, p := range files {
+					if r.MayImport(p, name) {
+						a := out.answers[name]
+						a[1]++
+						out.answers[name] = a
+					}
+				}
+			}
+		}
+		for _, f := range r.Files {
+			out.parsed = append(out.parsed, f.Path)
+		}
+		out.r = r
+		return out
+	}
+	first := analyse(nil)
+	kept := map[string][]byte{}
+	for _, p := range files {
+		if first.r.Signed(p) {
+			kept[p] = first.r.AppendSignature(nil, p)
+		} else if sig := first.r.AppendSignature(nil, p); sig != nil {
+			t.Errorf("%s: a signature of %d bytes, but not Signed", p, len(sig))
+		}
+	}
+	if len(kept) == 0 || len(first.parsed) == 0 {
+		t.Fatalf("%d signatures kept, %d files parsed: the corpus exercises nothing", len(kept), len(first.parsed))
+	}
+	second := analyse(func(p string) []byte { return kept[p] })
+	garbled := analyse(func(p string) []byte {
+		b := kept[p]
+		if b == nil {
+			return nil
+		}
+		switch len(p) % 3 {
+		case 0:
+			return b[:len(b)-1]
+		case 1:
+			return append([]byte{sigFormat + 1}, b[1:]...)
+		}
+		return append(b, 0)
+	})
+	for _, got := range []run{second, garbled} {
+		if !slices.Equal(got.parsed, first.parsed) {
+			t.Errorf("parsed %v, want %v", got.parsed, first.parsed)
+		}
+		if !maps.Equal(got.answers, first.answers) {
+			t.Errorf("answers %v, want %v", got.answers, first.answers)
+		}
+	}
+	for _, p := range files {
+		if garbled.reads[p] != first.reads[p] {
+			t.Errorf("with garbled signatures %s read %d times, want %d as without", p, garbled.reads[p], first.reads[p])
+		}
+	}
+	if n := garbled.r.Unread(); n != 0 {
+		t.Errorf("with garbled signatures %d files unread, want none", n)
+	}
+	unread := 0
+	for _, p := range files {
+		switch {
+		case kept[p] == nil && second.reads[p] != first.reads[p]:
+			t.Errorf("%s (no signature kept) read %d times, want %d as before", p, second.reads[p], first.reads[p])
+		case kept[p] != nil && second.reads[p] > 0 && second.r.ByPath[p] == nil && second.r.sigs[p] == second.r.known[p]:
+			t.Errorf("%s read but its kept signature still stands", p)
+		case kept[p] != nil && second.reads[p] == 0:
+			unread++
+		}
+	}
+	if unread == 0 || unread != second.r.Unread() {
+		t.Errorf("%d files not read with their signatures known, Unread says %d; want the same, above 0", unread, second.r.Unread())
 	}
 }

@@ -2,6 +2,7 @@ package pyparse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 )
 
@@ -401,4 +402,51 @@ func hasBits(filter []uint64, b [2]uint32) bool {
 	m := uint32(len(filter)*64 - 1)
 	x, y := b[0]&m, b[1]&m
 	return filter[x>>6]&(1<<(x&63)) != 0 && filter[y>>6]&(1<<(y&63)) != 0
+}
+
+// sigFormat starts an encoded signature (appendSignature); it changes whenever the filter's
+// layout or hashing does, so that a signature kept by another build is never misread.
+const sigFormat = 1
+
+// appendSignature appends sig, encoded: the format, the star flag, the filter's size in
+// words, then the words of both filters, little-endian.
+func appendSignature(out []byte, sig *signature) []byte {
+	star := byte(0)
+	if sig.star {
+		star = 1
+	}
+	out = append(out, sigFormat, star)
+	out = binary.AppendUvarint(out, uint64(len(sig.all)))
+	for _, w := range sig.all {
+		out = binary.LittleEndian.AppendUint64(out, w)
+	}
+	for _, w := range sig.imp {
+		out = binary.LittleEndian.AppendUint64(out, w)
+	}
+	return out
+}
+
+// decodeSignature reads what appendSignature wrote; nil for anything else (another format,
+// a size no text gives, a cut or padded entry).
+func decodeSignature(data []byte) *signature {
+	if len(data) < 3 || data[0] != sigFormat || data[1] > 1 {
+		return nil
+	}
+	words, n := binary.Uvarint(data[2:])
+	if n <= 0 || words < sigMinWords || words > sigMaxWords || words&(words-1) != 0 {
+		return nil
+	}
+	body := data[2+n:]
+	if uint64(len(body)) != 8*(words+words/4) {
+		return nil
+	}
+	sig := &signature{all: make([]uint64, words), imp: make([]uint64, words/4), star: data[1] == 1}
+	for i := range sig.all {
+		sig.all[i] = binary.LittleEndian.Uint64(body[8*i:])
+	}
+	body = body[8*words:]
+	for i := range sig.imp {
+		sig.imp[i] = binary.LittleEndian.Uint64(body[8*i:])
+	}
+	return sig
 }

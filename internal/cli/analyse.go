@@ -198,12 +198,15 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, none changed since the analysis in %s (%d parsed), %s\n",
 				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Elapsed.Round(time.Millisecond))
 		} else {
-			reused := ""
+			reused, unread := "", ""
 			if st.Reused > 0 {
 				reused = fmt.Sprintf(" (%d of them from trees kept in %s)", st.Reused, st.CacheDir)
 			}
-			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed%s in %d prefilter round(s), %s\n",
-				st.Reported, st.Indexed, st.Parsed, reused, st.Rounds, st.Elapsed.Round(time.Millisecond))
+			if st.Unread > 0 {
+				unread = fmt.Sprintf(", %d not read (unchanged, and their names kept in the cache are none the analysis looks for)", st.Unread)
+			}
+			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed%s in %d prefilter round(s)%s, %s\n",
+				st.Reported, st.Indexed, st.Parsed, reused, st.Rounds, unread, st.Elapsed.Round(time.Millisecond))
 		}
 	}
 	return res, nil

@@ -46,6 +46,9 @@ type Settings struct {
 		Get(key string) []byte
 		Put(key string, tree []byte)
 	}
+	// Signatures, when set, gives the signature an earlier run kept of a file it read and did
+	// not parse, when the file has not changed since (pyparse.Result.Know); nil for none.
+	Signatures func(path string) []byte
 }
 
 // Progress is how far a run has got, read while it runs: files parsed so far and the

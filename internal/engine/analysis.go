@@ -38,6 +38,12 @@ type Facts struct {
 	// Seen is the number of files in analysis scope, Parsed how many were parsed (Reused of
 	// them from trees kept by an earlier run), Rounds how many prefilter rounds ran.
 	Seen, Parsed, Reused, Rounds int
+	// Unread is how many files were not read at all: unchanged since an earlier run, whose
+	// signature (Settings.Signatures) showed they mention no needle.
+	Unread int
+	// Signatures are those of the files read and not parsed, for the next run (nil when
+	// the analysis keeps none).
+	Signatures Signatures
 	// Needles are what the prefilter searched for: a file that mentions none of them and
 	// was not parsed adds nothing to the run, whatever else it holds.
 	Needles []string

@@ -84,6 +84,8 @@ type resultCache struct {
 	start  time.Time
 	stamps []fileStamp // of paths, taken before anything is read
 	statOK []bool
+	// kept marks the paths whose signatures were read from the store, their stamps holding.
+	kept []bool
 }
 
 // openCache names the entry of this run and takes every file's stamp.
@@ -294,7 +296,14 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 		}
 		e.Files[p] = rc.settle(s)
 	}
-	return rc.write(e)
+	if err := rc.write(e); err != nil {
+		return err
+	}
+	if facts.Signatures != nil {
+		// A store not written only makes the next analysis read more files.
+		_ = rc.saveSignatures(facts.Signatures)
+	}
+	return nil
 }
 
 // write replaces the entry atomically: a concurrent run reads the old entry or the new
@@ -360,11 +369,19 @@ func removeStaleTemps(dir string) {
 // writeAtomic replaces file (in dir) with data: a concurrent reader sees the old file or
 // the new one, never half of one.
 func writeAtomic(dir, file string, data []byte) error {
+	return writeAtomicWith(dir, file, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicWith replaces file (in dir) with what write writes, as writeAtomic does.
+func writeAtomicWith(dir, file string, write func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

@@ -106,7 +106,10 @@ type Stats struct {
 	// Rounds is how many prefilter rounds ran.
 	Rounds int
 	// Reused is how many of the parsed files had their tree from the cache (treeStore).
-	Reused  int
+	Reused int
+	// Unread is how many files were not read at all: unchanged since the run that kept
+	// their signatures in the cache, which showed they mention no needle.
+	Unread  int
 	Elapsed time.Duration
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	Cached bool
@@ -255,6 +258,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if cache != nil {
 			trees = cache.trees()
 			settings.Trees = trees
+			if sigs := cache.signatures(); len(sigs) > 0 {
+				// Each is asked for once; once taken, the store's bytes can go.
+				settings.Signatures = func(path string) []byte {
+					sig := sigs[path]
+					delete(sigs, path)
+					return sig
+				}
+			}
 		}
 		if opts.Config != nil {
 			settings.ExtraHelpers = opts.Config.ExtraHelpers
@@ -269,7 +280,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, errors.Join(append([]error{err}, res.Errors...)...)
 		}
 		pr.a = pr.analyse()
-		out.Stats.Reused = pr.facts.Reused
+		out.Stats.Reused, out.Stats.Unread = pr.facts.Reused, pr.facts.Unread
 		if cache != nil {
 			if err := cache.save(pr.a, pr.facts); err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
