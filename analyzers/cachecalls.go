@@ -201,6 +201,8 @@ type graphMemo struct {
 	fileOf map[*pyparse.Function]*pyparse.File
 	// jobs is how many goroutines resolve a round's calls (0: GOMAXPROCS).
 	jobs int
+	// caches are each goroutine's probeCache, kept from round to round.
+	caches []*probeCache
 }
 
 func newGraphMemo() *graphMemo {
@@ -394,6 +396,10 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 	workers := make([]*project, jobs)
 	for w := range workers {
 		workers[w] = proj.worker()
+		for len(memo.caches) <= w {
+			memo.caches = append(memo.caches, newProbeCache())
+		}
+		workers[w].probeCache = memo.caches[w]
 	}
 	inParallel(len(files), jobs, func(w, i int) {
 		out[i] = workers[w].graphOf(files[i], memo.files[files[i]], extra, memo)
@@ -451,7 +457,7 @@ func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]
 	// read to the file's reads.
 	resolve := func(slot *resolvedCall, find func(*callPart)) *resolvedCall {
 		if proj.resolved(slot, find) && slot.probes != 0 {
-			table := proj.table.view()
+			table := proj.viewOf(slot.probes)
 			for _, n := range table.sets[slot.probes] {
 				if table.probes[n].kind == probeUnknown {
 					fg.untrusted = true

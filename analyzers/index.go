@@ -74,8 +74,10 @@ type project struct {
 	probes      []probe
 	recording   bool
 	cacheProbes map[probeKey][]probe
-	// table numbers the probes calls recorded (shared with the workers).
-	table *probeTable
+	// table numbers the probes calls recorded (shared with the workers), through the
+	// project's or the worker's own probeCache.
+	table      *probeTable
+	probeCache *probeCache
 }
 
 type classRef struct {
@@ -94,7 +96,7 @@ type funcRef struct {
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{},
-		fileFields: map[*pyparse.File][]string{}, table: newProbeTable()}
+		fileFields: map[*pyparse.File][]string{}, table: newProbeTable(), probeCache: newProbeCache()}
 	for _, f := range paths {
 		s := absSlash(f)
 		p.paths = append(p.paths, s)
@@ -159,6 +161,7 @@ func (p *project) worker() *project {
 	w.modCache = maps.Clone(p.modCache)
 	w.fileDirs = maps.Clone(p.fileDirs)
 	w.probes, w.recording, w.wantClasses = nil, false, false
+	w.probeCache = newProbeCache()
 	return &w
 }
 

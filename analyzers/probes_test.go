@@ -190,37 +190,44 @@ func TestInParallel(t *testing.T) {
 
 // TestProbeTable: a call's probes are kept as the number of their set, each probe once and
 // in any order; a probe that recorded another answer, or another round's subclass list, is
-// another probe; what a view was given stays as it was while more is interned.
+// another probe; what a view was given stays as it was while more is interned. Two
+// goroutines' caches over one table number alike, and a cache's view is taken again for a
+// set another numbered.
 func TestProbeTable(t *testing.T) {
 	tb := newProbeTable()
+	p, other := &project{table: tb, probeCache: newProbeCache()}, &project{table: tb, probeCache: newProbeCache()}
 	a := probe{kind: probeFuncName, name: "cleanup", found: true}
 	b := probe{kind: probeParsed, name: "/p/utils.py"}
-	if n := tb.intern(nil); n != 0 {
+	if n := p.intern(nil); n != 0 {
 		t.Fatalf("no probes: set %d, want 0", n)
 	}
-	ab := tb.intern([]probe{a, b, a})
-	if ab == 0 || tb.intern([]probe{b, a}) != ab {
-		t.Fatalf("the same probes in another order or repeated got another set")
+	ab := p.intern([]probe{a, b, a})
+	if ab == 0 || p.intern([]probe{b, a}) != ab || other.intern([]probe{b, a, b}) != ab {
+		t.Fatalf("the same probes in another order, repeated or through another cache got another set")
 	}
+	other.viewOf(ab)
 	view := tb.view()
 	if got := len(view.sets[ab]); got != 2 {
 		t.Fatalf("set %d holds %d probes, want 2", ab, got)
 	}
 	notFound := a
 	notFound.found = false
-	if tb.intern([]probe{notFound, b}) == ab {
+	if p.intern([]probe{notFound, b}) == ab {
 		t.Fatalf("a probe that found nothing shares a set with one that found the function")
 	}
 	cls := &pyparse.Class{Name: "Base"}
 	round1 := []classRef{{cls: &pyparse.Class{Name: "Sub"}}}
 	round2 := slices.Clone(round1)
-	s1 := tb.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round1}})
-	s2 := tb.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round2}})
+	s1 := p.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round1}})
+	s2 := p.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round2}})
 	if s1 == s2 {
 		t.Fatalf("two rounds' subclass lists share a set")
 	}
+	if got := other.viewOf(s2).sets; len(got) <= int(s2) || len(got[s2]) != 1 {
+		t.Fatalf("another cache's view lacks the set numbered since it was taken")
+	}
 	for i := range 100 {
-		tb.intern([]probe{{kind: probeField, name: fmt.Sprint("f", i)}})
+		p.intern([]probe{{kind: probeField, name: fmt.Sprint("f", i)}})
 	}
 	if got := view.sets[ab]; len(got) != 2 || !slices.Equal(names(view, got), []string{"cleanup", "/p/utils.py"}) &&
 		!slices.Equal(names(view, got), []string{"/p/utils.py", "cleanup"}) {
