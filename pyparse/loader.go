@@ -273,8 +273,8 @@ func (r *Result) AppendSignature(buf []byte, path string) []byte {
 // whose text has not changed since (sig gives one by path, nil for none): such a file is
 // read only when a round's needles may be in it, and the signature answers Mentions and
 // MayImport as if it had been read, so the run parses exactly the files it would parse
-// otherwise. What does not decode as a signature is ignored. It returns how many it took.
-func (r *Result) Know(sig func(path string) []byte) int {
+// otherwise. What does not decode as a signature is ignored.
+func (r *Result) Know(sig func(path string) []byte) {
 	if r.known == nil {
 		r.known = map[string]*signature{}
 	}
@@ -286,7 +286,6 @@ func (r *Result) Know(sig func(path string) []byte) int {
 			r.sigs[path], r.known[path] = s, s
 		}
 	}
-	return len(r.known)
 }
 
 // Unread is how many files the run never read: pending still, with the signature Know
