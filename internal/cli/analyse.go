@@ -203,7 +203,7 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 				reused = fmt.Sprintf(" (%d of them from trees kept in %s)", st.Reused, st.CacheDir)
 			}
 			if st.Unread > 0 {
-				unread = fmt.Sprintf(", %d not read (unchanged, and their names kept in the cache are none the analysis looks for)", st.Unread)
+				unread = fmt.Sprintf(", %d unchanged file(s) not read (the names kept of them in the cache include none searched for)", st.Unread)
 			}
 			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed%s in %d prefilter round(s)%s, %s\n",
 				st.Reported, st.Indexed, st.Parsed, reused, st.Rounds, unread, st.Elapsed.Round(time.Millisecond))
