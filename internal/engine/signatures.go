@@ -56,7 +56,7 @@ func (rc *resultCache) signatures() map[string][]byte {
 	}
 	out := map[string][]byte{}
 	err = decodeSignatures(data, func(path string, k keptSignature) {
-		i := sort.SearchStrings(rc.paths, path)
+		i := sort.SearchStrings(rc.paths, path) // the run's paths are sorted
 		if i == len(rc.paths) || rc.paths[i] != path || !rc.statOK[i] || k.ModNs == 0 {
 			return
 		}
@@ -66,7 +66,6 @@ func (rc *resultCache) signatures() map[string][]byte {
 		}
 	})
 	if err != nil {
-		clear(rc.kept)
 		return nil
 	}
 	return out
