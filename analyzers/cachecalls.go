@@ -101,6 +101,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		return nil, err
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)
+	proj.jobs = pass.Settings.Jobs
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
 	searched := map[string]bool{}

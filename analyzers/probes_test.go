@@ -29,6 +29,7 @@ func TestProbesHoldWhenNothingChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		proj := newProject(dir, files, res)
+		proj.reindex()
 		memo := newGraphMemo()
 		buildGraph(proj, res, nil, memo)
 		for range 5 {
@@ -136,7 +137,8 @@ func graphText(g *CallGraph) string {
 }
 
 // TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
-// own caches (graphsOf), is the graph one resolves, with the same modules wanted next. Run
+// own caches (graphsOf), and whose files' bindings were read by several (reindex), is the
+// graph one resolves, with the same modules wanted next. Run
 // with -race, it also holds the goroutines to what they share: the round's tables, read only.
 func TestGraphInParallel(t *testing.T) {
 	defer func(n int) { filesPerJob = n }(filesPerJob)
@@ -149,6 +151,7 @@ func TestGraphInParallel(t *testing.T) {
 				t.Fatal(err)
 			}
 			proj := newProject(dir, files, res)
+			proj.jobs = jobs
 			proj.reindex()
 			memo := newGraphMemo()
 			memo.jobs = jobs
