@@ -329,3 +329,45 @@ func TestNodeSize(t *testing.T) {
 		t.Fatalf("a Node is %d bytes, want 20", nodeSize)
 	}
 }
+
+// FuzzDecodeTree decodes arbitrary entries against one text: no panic, and an entry that
+// decodes is a tree of the text (every node inside it, walked once, its parent's child at
+// its index), whatever the entry claimed.
+//
+//	go test ./pyparse -run '^$' -fuzz FuzzDecodeTree -fuzztime 1m
+func FuzzDecodeTree(f *testing.F) {
+	src := []byte("import torch\n\nclass T:\n    def step(self, loader):\n        for b in loader:\n            torch.cuda.empty_cache()\n    x = (1,\n")
+	p, err := NewParser()
+	if err != nil {
+		f.Fatal(err)
+	}
+	parsed, err := p.Parse(context.Background(), "t.py", src)
+	p.Close()
+	if err != nil {
+		f.Fatal(err)
+	}
+	good := EncodeTree(parsed)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := DecodeTree("t.py", src, data)
+		if err != nil {
+			return
+		}
+		count := int(-got.Root.up)
+		seen := 0
+		got.Root.Walk(func(n *Node) bool {
+			seen++
+			if n.Start < 0 || n.End < n.Start || int(n.End) > len(src) {
+				t.Fatalf("node %s at %d-%d outside the text", n.Kind(), n.Start, n.End)
+			}
+			if par := n.Parent(); par != nil && par.Child(n.Index()) != n {
+				t.Fatalf("node %s is not its parent's child %d", n.Kind(), n.Index())
+			}
+			return seen <= count
+		})
+		if seen != count {
+			t.Fatalf("walked %d nodes of %d", seen, count)
+		}
+	})
+}
