@@ -2,8 +2,10 @@ package analyzers
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"go/token"
+	"hash/maphash"
 	"io/fs"
 	"maps"
 	"os"
@@ -228,6 +230,14 @@ func TestProbeTable(t *testing.T) {
 	}
 	if got := other.viewOf(s2).sets; len(got) <= int(s2) || len(got[s2]) != 1 {
 		t.Fatalf("another cache's view lacks the set numbered since it was taken")
+	}
+	// A cache keeps hashes: one that a probe or a set shares with another (planted here) must
+	// not give the other's number.
+	third := &project{table: tb, probeCache: newProbeCache()}
+	third.probeCache.numbers[maphash.Comparable(probeSeed, entryOf(&a))] = tb.numberOf(&b, entryOf(&b))
+	third.probeCache.sets[maphash.Bytes(probeSeed, binary.LittleEndian.AppendUint32(nil, uint32(tb.view().sets[s1][0])))] = ab
+	if third.intern([]probe{a, b}) != ab || third.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round1}}) != s1 {
+		t.Fatalf("a hash planted with another probe's or set's number was trusted")
 	}
 	for i := range 100 {
 		p.intern([]probe{{kind: probeField, name: fmt.Sprint("f", i)}})
