@@ -3,6 +3,7 @@ package analyzers
 import (
 	"bytes"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -27,9 +28,10 @@ type project struct {
 	root    string   // absolute, slash-separated
 	paths   []string // every file in scope, parsed or not: absolute, slash-separated
 	pathSet map[string]bool
-	// display maps an absolute slash path back to the path the file is known by.
-	display map[string]string
-	res     *pyparse.Result
+	// display maps an absolute slash path back to the path the file is known by; abs maps
+	// the other way (absOf).
+	display, abs map[string]string
+	res          *pyparse.Result
 	// fields are the names class bodies declare (classFields), built on first use per index;
 	// mutated the attribute names assigned anywhere (`x.name = ...`, mutatedFields).
 	fields, mutated map[string]bool
@@ -100,10 +102,17 @@ type funcRef struct {
 // the first lookup.
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
-		byBase: map[string][]string{}, modCache: map[modKey]string{}, fileDirs: map[*pyparse.File]string{},
-		fileFields: map[*pyparse.File][]string{}, table: newProbeTable(), probeCache: newProbeCache()}
+		abs: make(map[string]string, len(paths)), byBase: map[string][]string{}, modCache: map[modKey]string{},
+		fileDirs: map[*pyparse.File]string{}, fileFields: map[*pyparse.File][]string{}, table: newProbeTable(),
+		probeCache: newProbeCache()}
+	// The working directory once, not once per file (os.Getwd stats two directories).
+	wd, err := os.Getwd()
 	for _, f := range paths {
 		s := absSlash(f)
+		if err == nil {
+			s = absSlashIn(wd, f)
+		}
+		p.abs[f] = s
 		p.paths = append(p.paths, s)
 		p.pathSet[s] = true
 		p.display[s] = f
@@ -970,7 +979,7 @@ func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
 // mentioned, for utils/memory.py), since a file that calls it imports something of that path.
 // A file outside the project root gives its stem only.
 func (p *project) importNeedles(f *pyparse.File, name string) []string {
-	rel := strings.TrimPrefix(absSlash(f.Path), p.root+"/")
+	rel := strings.TrimPrefix(p.absOf(f.Path), p.root+"/")
 	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".py"), ".ipynb")
 	if strings.HasPrefix(rel, "/") {
 		rel = path.Base(rel)
@@ -1044,7 +1053,7 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 	dir, ok := p.fileDirs[from]
 	if !ok {
 		// filepath.Abs asks the OS for the working directory: once per file, not per lookup.
-		dir = path.Dir(absSlash(from.Path))
+		dir = path.Dir(p.absOf(from.Path))
 		p.fileDirs[from] = dir
 	}
 	key := modKey{dir, mod}
@@ -1063,7 +1072,7 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 	level := len(mod) - len(strings.TrimLeft(mod, "."))
 	mod = strings.TrimLeft(mod, ".")
 	rel := strings.ReplaceAll(mod, ".", "/")
-	dir := path.Dir(absSlash(from.Path))
+	dir := path.Dir(p.absOf(from.Path))
 	var bases []string
 	if level > 0 {
 		for i := 1; i < level; i++ {
@@ -1145,7 +1154,15 @@ func sharedDirs(dir, q string) int {
 
 // inPackage reports a file of a package: an `__init__.py` beside it in the scope.
 func (p *project) inPackage(f *pyparse.File) bool {
-	return p.pathSet[path.Join(path.Dir(absSlash(f.Path)), "__init__.py")]
+	return p.pathSet[path.Join(path.Dir(p.absOf(f.Path)), "__init__.py")]
+}
+
+// absOf is absSlash of a path of the project's, looked up.
+func (p *project) absOf(f string) string {
+	if s, ok := p.abs[f]; ok {
+		return s
+	}
+	return absSlash(f)
 }
 
 // absSlash makes paths comparable however the user named them (relative to the working
@@ -1153,6 +1170,14 @@ func (p *project) inPackage(f *pyparse.File) bool {
 func absSlash(f string) string {
 	if a, err := filepath.Abs(f); err == nil {
 		f = a
+	}
+	return filepath.ToSlash(filepath.Clean(f))
+}
+
+// absSlashIn is absSlash with wd as the working directory.
+func absSlashIn(wd, f string) string {
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(wd, f)
 	}
 	return filepath.ToSlash(filepath.Clean(f))
 }
