@@ -137,10 +137,12 @@ import (
 // of every file it parses (a 1 MB file has some 250,000) only to drop them.
 type scratch struct {
 	flat    []C.cl_flat
-	index   []int32 // flat index -> pre-order index among the nodes kept, -1 for dropped punctuation
-	parents []int32 // kept node -> its parent's pre-order index (arrange)
-	kids    []int32 // kept node -> number of children kept
-	pos     []int32 // kept node -> its element in the tree's array
+	lines   []int     // the file's line starts (newTree copies them into the tree's table)
+	decoded []decoded // a kept tree's nodes as read (decodeTree)
+	index   []int32   // flat index -> pre-order index among the nodes kept, -1 for dropped punctuation
+	parents []int32   // kept node -> its parent's pre-order index (arrange)
+	kids    []int32   // kept node -> number of children kept
+	pos     []int32   // kept node -> its element in the tree's array
 }
 
 // grow returns buf with length n, reusing its array when it is large enough.
@@ -194,7 +196,8 @@ func flatten(root *C.cl_node, f *File, sc *scratch) *Node {
 	sc.flat = grow(sc.flat, count)
 	flat := sc.flat
 	n := int(C.cachelint_flatten(root, &flat[0], C.size_t(count)))
-	lines := lineStarts(f.Src)
+	sc.lines = appendLineStarts(sc.lines[:0], f.Src)
+	lines := sc.lines
 	sc.index = grow(sc.index, n)
 	index := sc.index
 	checkErrors := bool(C.ts_node_has_error(*root))

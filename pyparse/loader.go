@@ -220,7 +220,7 @@ func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src [
 	}
 	key := TreeKey(src)
 	if data := r.Trees.Get(key); data != nil {
-		if f, err := DecodeTree(path, src, data); err == nil {
+		if f, err := decodeTree(path, src, data, p.sc); err == nil {
 			r.Reused.Add(1)
 			return f, nil
 		}

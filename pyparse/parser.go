@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -166,8 +167,22 @@ func symbolName(id uint16) string {
 
 // lineStarts returns the byte offset at which each line starts. Lines end as Python ends
 // them: at '\n', "\r\n" or a lone '\r'.
-func lineStarts(src []byte) []int {
-	starts := []int{0}
+func lineStarts(src []byte) []int { return appendLineStarts(nil, src) }
+
+// appendLineStarts appends src's line starts (lineStarts) to starts.
+func appendLineStarts(starts []int, src []byte) []int {
+	starts = append(starts, 0)
+	if bytes.IndexByte(src, '\r') < 0 {
+		// Most files end their lines with '\n' alone: IndexByte finds them fastest.
+		for i := 0; ; {
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				return starts
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+	}
 	for i, c := range src {
 		if c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
 			starts = append(starts, i+1)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -457,5 +459,37 @@ func TestParseCancel(t *testing.T) {
 	}
 	if f, err := p.Parse(context.Background(), "big.py", src); err != nil || len(f.Calls) != 50000 {
 		t.Errorf("after a cancelled parse: err %v", err)
+	}
+}
+
+// TestLineStarts holds lineStarts to Python's line ends ('\n', "\r\n", a lone '\r') on
+// texts with each and without, against a byte-by-byte reading.
+func TestLineStarts(t *testing.T) {
+	slow := func(src []byte) []int {
+		starts := []int{0}
+		for i := 0; i < len(src); i++ {
+			switch {
+			case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+				starts = append(starts, i+2)
+				i++
+			case src[i] == '\n' || src[i] == '\r':
+				starts = append(starts, i+1)
+			}
+		}
+		return starts
+	}
+	texts := []string{"", "x", "\n", "\r", "\r\n", "a\nb\n", "a\nb", "a\r\nb\r\n", "a\rb\rc", "a\r\r\nb\n\rc", "\n\n\r\r\n"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = "ab\r\n"[r.IntN(4)]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		if got, want := lineStarts([]byte(text)), slow([]byte(text)); !slices.Equal(got, want) {
+			t.Errorf("lineStarts(%q) = %v, want %v", text, got, want)
+		}
 	}
 }

@@ -88,7 +88,20 @@ var errCorruptTree = errors.New("corrupt cached tree")
 
 // DecodeTree builds the File of path from src and its encoded tree, as Parse would have; an
 // entry that is not a whole, consistent tree of src is an error, never a panic.
-func DecodeTree(path string, src, data []byte) (f *File, err error) {
+func DecodeTree(path string, src, data []byte) (*File, error) {
+	return decodeTree(path, src, data, new(scratch))
+}
+
+// decoded is one node of a kept tree as read, before newTree places it.
+type decoded struct {
+	start, end int32
+	kind       uint16
+	field      uint8
+	named      bool
+}
+
+// decodeTree is DecodeTree reading into sc's buffers, which a parser keeps from file to file.
+func decodeTree(path string, src, data []byte, sc *scratch) (f *File, err error) {
 	loadLanguage()
 	defer func() {
 		if v := recover(); v != nil {
@@ -121,16 +134,11 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 	if count < 1 || count > (len(data)-d.pos)/5+1 || d.err != nil {
 		return nil, errCorruptTree
 	}
-	lines := lineStarts(src)
-	type read struct {
-		start, end int32
-		kind       uint16
-		field      uint8
-		named      bool
-	}
-	raw := make([]read, count)
-	parents := make([]int32, count)
-	kids := make([]int32, count)
+	sc.lines = appendLineStarts(sc.lines[:0], src)
+	lines := sc.lines
+	sc.decoded, sc.parents, sc.kids = grow(sc.decoded, count), grow(sc.parents, count), grow(sc.kids, count)
+	raw, parents, kids := sc.decoded, sc.parents, sc.kids
+	clear(kids)
 	prev := uint64(0)
 	for i := range raw {
 		sym := d.uvarint()
@@ -142,7 +150,7 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 			end > uint64(len(src)) || (i == 0) != (back == 0) || back > uint64(i) {
 			return nil, errCorruptTree
 		}
-		raw[i] = read{start: int32(start), end: int32(end), kind: uint16(sym >> 1), field: field, named: sym&1 == 1}
+		raw[i] = decoded{start: int32(start), end: int32(end), kind: uint16(sym >> 1), field: field, named: sym&1 == 1}
 		prev = start
 		parents[i] = int32(i) - int32(back)
 		if i > 0 {
@@ -152,7 +160,8 @@ func DecodeTree(path string, src, data []byte) (f *File, err error) {
 	if d.pos != len(data) {
 		return nil, errCorruptTree
 	}
-	pos := make([]int32, count)
+	sc.pos = grow(sc.pos, count)
+	pos := sc.pos
 	nodes := newTree(parents, kids, pos, lines)
 	for i, r := range raw {
 		n := &nodes[pos[i]]
