@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -96,4 +97,39 @@ func recordsText(c *Classification) string {
 		fmt.Fprintf(&b, "error %v\n", e)
 	}
 	return b.String()
+}
+
+// TestGANSidesMatchExpressions holds ganSides to the expressions it stands for, on names of
+// GAN loops, near misses, and random text over their letters (Unicode included: `ſ` folds to
+// `s`, the Kelvin sign to `k`).
+func TestGANSidesMatchExpressions(t *testing.T) {
+	texts := []string{
+		"", "generator", "netG = Gen()", "self.generator(z)", "fake = gen_generator(z)", "x_generator", "_generator",
+		"xgenerator", "generators", "Discriminator(x)", "opt_D.step()", "optimizer_G.zero_grad()", "d_step(x)",
+		"g_step", "train_g(batch)", "train_D", "generator = torch.Generator()", "noise_generator; netD(x)",
+		"pipe(generator=g)", "netg2", "G_STEP", "d_ſtep()", "diſcriminator", "ＧENERATOR", "a.b_generator.c",
+	}
+	letters := []rune("generatordiscminpztG_D. =()1ſé")
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		b := make([]rune, r.IntN(24))
+		for i := range b {
+			b[i] = letters[r.IntN(len(letters))]
+		}
+		texts = append(texts, string(b))
+	}
+	words := []string{"generator", "discriminator", "netG", "netD", "optimizer_G", "opt_d", "train_g", "d_step", "g_step", "x_", " ", ".", "ſ"}
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(5) {
+			sb.WriteString(words[r.IntN(len(words))])
+		}
+		texts = append(texts, sb.String())
+	}
+	for _, text := range texts {
+		gen, disc := ganSides(text)
+		if gen != reGANGen.MatchString(text) || disc != reGANDisc.MatchString(text) {
+			t.Errorf("ganSides(%q) = %v, %v; the expressions say %v, %v", text, gen, disc, reGANGen.MatchString(text), reGANDisc.MatchString(text))
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -563,6 +564,44 @@ func (g gatedRegexp) MatchString(s string) bool {
 	return false
 }
 
+// ganSides reports whether t names a generator (reGANGen) and a discriminator (reGANDisc),
+// word by word: the expressions are all whole words, matched ignoring case, which for ASCII
+// text is ASCII case. Other text, where Unicode's case folding may match more (`ſ` for
+// `s`), goes to the expressions themselves.
+func ganSides(t string) (gen, disc bool) {
+	for i := 0; i < len(t); i++ {
+		if t[i] >= utf8.RuneSelf {
+			return reGANGen.MatchString(t), reGANDisc.MatchString(t)
+		}
+	}
+	for i := 0; i < len(t); {
+		if !isWordByte(t[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(t) && isWordByte(t[j]) {
+			j++
+		}
+		switch w := strings.ToLower(t[i:j]); w {
+		case "generator", "netg", "optimizer_g", "opt_g", "train_g", "g_step":
+			gen = true
+		case "discriminator", "netd", "optimizer_d", "opt_d", "train_d", "d_step":
+			disc = true
+		default:
+			gen = gen || strings.HasSuffix(w, "_generator")
+			disc = disc || strings.HasSuffix(w, "_discriminator")
+		}
+		i = j
+	}
+	return gen, disc
+}
+
+// isWordByte is regexp's \w.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return strings.TrimSpace(s)
@@ -828,8 +867,8 @@ func (a *classifier) modelSwitchAround(f *pyparse.File, call *pyparse.Node, wide
 	gen, disc := false, false
 	for _, s := range append(before, after...) {
 		t := head(src, s)
-		gen = gen || reGANGen.MatchString(t)
-		disc = disc || reGANDisc.MatchString(t)
+		g, d := ganSides(t)
+		gen, disc = gen || g, disc || d
 	}
 	if gen && disc {
 		return "between generator and discriminator training"
