@@ -80,7 +80,8 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	ctx := pass.Context
 	res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
 	if t := pass.Settings.Trees; t != nil {
-		res.Trees = t
+		// A cache keeps the trees, and the signatures of the files read, parsed ones too.
+		res.Trees, res.SignParsed = t, true
 	}
 	if s := pass.Settings.Signatures; s != nil {
 		res.Know(s)

@@ -179,11 +179,11 @@ func checkMentions(t *testing.T, f *File) {
 	})
 	clean := len(f.Errors) == 0
 	var sig signature
-	newIdentSet(nil).scan(src, &sig)
+	newIdentSet(nil).scan(src, &sig, false)
 	for _, n := range append(names, "empty_cache") {
 		s := newIdentSet([]string{n})
 		var sig2 signature
-		got := s.scan(src, &sig2)
+		got := s.scan(src, &sig2, false)
 		if clean && seen[n] && !got {
 			t.Fatalf("%q is in the tree but the lexer finds no mention", n)
 		}
@@ -193,7 +193,7 @@ func checkMentions(t *testing.T, f *File) {
 		if got && !s.mayMention(&sig) {
 			t.Fatalf("signature forgot %q", n)
 		}
-		if alone := s.scan(src, nil); alone != got {
+		if alone := s.scan(src, nil, false); alone != got {
 			t.Fatalf("scan(%q) = %v without a signature, %v with one", n, alone, got)
 		}
 		// A file that mentions a name is parsed and its signature dropped (scanned to the
@@ -206,7 +206,7 @@ func checkMentions(t *testing.T, f *File) {
 		a, b := names[0], names[len(names)-1]
 		s := newIdentSet([]string{a + "." + b})
 		var sig2 signature
-		if !s.scan(src, &sig2) || !s.mayMention(&sig) {
+		if !s.scan(src, &sig2, false) || !s.mayMention(&sig) {
 			t.Fatalf("pair %s.%s not found though both parts are in the tree", a, b)
 		}
 	}

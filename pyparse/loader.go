@@ -33,6 +33,10 @@ type Result struct {
 	// parsed again. Reused counts the files whose tree came from it.
 	Trees  TreeCache
 	Reused atomic.Int64
+	// SignParsed keeps the signature of each file parsed too (Signed), scanned whole: a
+	// later run that Knows it reads the file only in the round that parses it, not in every
+	// round before.
+	SignParsed bool
 
 	read     func(path string) ([]byte, error)
 	fset     *token.FileSet
@@ -40,6 +44,7 @@ type Result struct {
 	pending  []string              // not yet parsed
 	sigs     map[string]*signature // identifiers of pending files already read once
 	known    map[string]*signature // signatures taken from an earlier run (Know)
+	parsed   map[string]*signature // signatures of parsed files (SignParsed)
 	fsetLock sync.Mutex
 }
 
@@ -130,6 +135,12 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			r.Files = append(r.Files, o.file)
 			r.ByPath[o.file.Path] = o.file
 			r.Parsed++
+			if o.sig != nil {
+				if r.parsed == nil {
+					r.parsed = map[string]*signature{}
+				}
+				r.parsed[o.path] = o.sig
+			}
 		case o.fail != nil:
 			r.Failures = append(r.Failures, *o.fail)
 		default:
@@ -190,9 +201,12 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 		return o
 	}
 	sig := new(signature)
-	if !needles.scan(src, sig) {
+	if !needles.scan(src, sig, r.SignParsed) {
 		o.sig = sig
 		return o
+	}
+	if r.SignParsed {
+		o.sig = sig
 	}
 	f, err := r.parseOrReuse(ctx, p, path, src)
 	if err != nil {
@@ -255,18 +269,25 @@ func (r *Result) MayImport(path, name string) bool {
 	return sig == nil || sig.star || sig.hasImport(sigBits(name))
 }
 
-// Signed reports whether path was read but not parsed, so that the run holds its
-// signature: a fact of its text alone, which a later run hands back (Know) when the file
-// has not changed.
-func (r *Result) Signed(path string) bool { return r.sigs[path] != nil }
+// Signed reports whether the run holds path's signature (a file read but not parsed, or
+// parsed while SignParsed): a fact of its text alone, which a later run hands back (Know)
+// when the file has not changed.
+func (r *Result) Signed(path string) bool { return r.signature(path) != nil }
 
-// AppendSignature appends the signature of a file read but not parsed, encoded, to buf
-// (nothing for any other file).
+// AppendSignature appends path's signature (Signed), encoded, to buf (nothing for a file
+// without one).
 func (r *Result) AppendSignature(buf []byte, path string) []byte {
-	if sig := r.sigs[path]; sig != nil {
+	if sig := r.signature(path); sig != nil {
 		return appendSignature(buf, sig)
 	}
 	return buf
+}
+
+func (r *Result) signature(path string) *signature {
+	if sig := r.sigs[path]; sig != nil {
+		return sig
+	}
+	return r.parsed[path]
 }
 
 // Know takes, before the first ParseMatching, the signatures an earlier run kept of files

@@ -2,6 +2,7 @@ package pyparse
 
 import (
 	"context"
+	"fmt"
 	"go/token"
 	"maps"
 	"slices"
@@ -84,11 +85,11 @@ func TestKnownSignatures(t *testing.T) {
 	rounds := [][]string{{"empty_cache", "accelerator.clear"}, {ImportedName("memory", "free_gpu"), "cleanup"}, {"train"}}
 	type run struct {
 		parsed  []string
-		answers map[string][2]int
+		answers map[string][2]int // by round and name
 		reads   map[string]int
 		r       *Result
 	}
-	analyse := func(know func(string) []byte) run {
+	analyseIn := func(rounds [][]string, know func(string) []byte) run {
 		out := run{answers: map[string][2]int{}, reads: map[string]int{}}
 		var mu sync.Mutex
 		read := func(p string) ([]byte, error) {
@@ -98,20 +99,22 @@ func TestKnownSignatures(t *testing.T) {
 			return src[p], nil
 		}
 		r := NewResult(files, read, token.NewFileSet(), 4)
+		r.SignParsed = true
 		if know != nil {
 			r.Know(know)
 		}
-		for _, needles := range rounds {
+		for round, needles := range rounds {
 			if err := r.ParseMatching(context.Background(), needles); err != nil {
 				t.Fatal(err)
 			}
-			for _, name := range []string{"free_gpu", "cleanup", "train", "step"} {
-				out.answers[name] = [2]int{r.Mentions(name), 0}
+			for _, name := range []string{"free_gpu", "cleanup", "train", "step", "empty_cache"} {
+				key := fmt.Sprint(round, name)
+				out.answers[key] = [2]int{r.Mentions(name), 0}
 				for _, p := range files {
 					if r.MayImport(p, name) {
-						a := out.answers[name]
+						a := out.answers[key]
 						a[1]++
-						out.answers[name] = a
+						out.answers[key] = a
 					}
 				}
 			}
@@ -122,6 +125,7 @@ func TestKnownSignatures(t *testing.T) {
 		out.r = r
 		return out
 	}
+	analyse := func(know func(string) []byte) run { return analyseIn(rounds, know) }
 	first := analyse(nil)
 	kept := map[string][]byte{}
 	for _, p := range files {
@@ -163,6 +167,32 @@ func TestKnownSignatures(t *testing.T) {
 	}
 	if n := garbled.r.Unread(); n != 0 {
 		t.Errorf("with garbled signatures %d files unread, want none", n)
+	}
+	// Another run's needles come in other rounds (an edit made other helpers): the kept
+	// signatures, those of files parsed too, answer as the texts do. A file parsed for its
+	// first mention of one round's needle may mention another's later in its text.
+	other := slices.Clone(rounds)
+	slices.Reverse(other)
+	want, got := analyseIn(other, nil), analyseIn(other, func(p string) []byte { return kept[p] })
+	if !slices.Equal(got.parsed, want.parsed) || !maps.Equal(got.answers, want.answers) {
+		t.Errorf("needles in other rounds: parsed %v, answers %v; want %v, %v", got.parsed, got.answers, want.parsed, want.answers)
+	}
+	// A file parsed in a later round is read once, in that round, when its signature is
+	// known; without, it is read in the first round too.
+	twice := 0
+	for _, p := range first.parsed {
+		if kept[p] == nil {
+			t.Errorf("%s parsed, but its signature was not kept", p)
+		}
+		if first.reads[p] > 1 {
+			twice++
+		}
+		if second.reads[p] != 1 {
+			t.Errorf("%s (parsed, its signature known) read %d times, want once", p, second.reads[p])
+		}
+	}
+	if twice == 0 {
+		t.Error("no file was read twice without signatures: the rounds exercise nothing")
 	}
 	unread := 0
 	for _, p := range files {

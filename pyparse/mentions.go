@@ -107,7 +107,7 @@ func newIdentSet(names []string) *identSet {
 // whether to parse a file: the same names, pairs, imported and text names.
 func Matcher(needles []string) func(src []byte) bool {
 	set := newIdentSet(needles)
-	return func(src []byte) bool { return set.scan(src, nil) }
+	return func(src []byte) bool { return set.scan(src, nil, false) }
 }
 
 // signature is a Bloom filter of the identifiers of a file's code and strings (not its
@@ -154,21 +154,23 @@ func sigBits(name string) [2]uint32 {
 // scan reports whether src mentions one of the names, and fills sig (sized for src; nil for
 // none) with every identifier of src that can be a mention (code, and strings' words): a
 // file that mentions none is scanned to its end, so its signature is complete; one that
-// does is scanned to its first mention only.
+// does is scanned to its first mention only, unless whole is set.
 //
 // An import statement starts at the keyword `import` or `from` (anywhere in code: `raise e
 // from x` counts too, which only errs toward a file too many) and runs to the end of its
 // logical line: a newline outside brackets and not after a backslash, or a `;`.
-func (s *identSet) scan(src []byte, sig *signature) bool {
+func (s *identSet) scan(src []byte, sig *signature, whole bool) bool {
 	sc := scanner{set: s, sig: sig, found: s.all}
+	whole = whole && sig != nil
 	if sig != nil {
 		sig.size(len(src))
 		sc.allMask, sc.impMask = uint64(len(sig.all)*64-1), uint64(len(sig.imp)*64-1)
 	}
 	depth, lastSignificant := 0, byte(0)
 	n := len(src)
-	// A file that mentions a name is parsed, and its signature dropped: the scan ends there.
-	for i := 0; i < n && !sc.found; {
+	// A file that mentions a name is parsed, and its signature dropped unless whole: the
+	// scan ends there.
+	for i := 0; i < n && (!sc.found || whole); {
 		c := src[i]
 		if identChar[c] {
 			j := i + 1

@@ -64,7 +64,7 @@ func BenchmarkScan(b *testing.B) {
 			b.SetBytes(int64(len(c.src)))
 			for b.Loop() {
 				var sig signature
-				if got := set.scan(c.src, &sig); got != c.want {
+				if got := set.scan(c.src, &sig, false); got != c.want {
 					b.Fatalf("scan = %v, want %v", got, c.want)
 				}
 			}
@@ -72,7 +72,7 @@ func BenchmarkScan(b *testing.B) {
 	}
 	b.Run("signature", func(b *testing.B) {
 		var sig signature
-		newIdentSet(nil).scan(miss, &sig)
+		newIdentSet(nil).scan(miss, &sig, false)
 		sets := make([]*identSet, 16)
 		for i := range sets {
 			sets[i] = newIdentSet(append(laterRound(), fmt.Sprintf("helper_%d", i)))

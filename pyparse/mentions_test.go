@@ -23,7 +23,7 @@ func TestIdentSet(t *testing.T) {
 		"\xff\xfe empty_cache \x00 junk": true,
 	} {
 		var sig signature
-		if got := set.scan([]byte(src), &sig); got != want {
+		if got := set.scan([]byte(src), &sig, false); got != want {
 			t.Errorf("scan(%q) = %v, want %v", src, got, want)
 		}
 		// The signature never loses a name the file mentions.
@@ -70,7 +70,7 @@ func TestMentionsInCode(t *testing.T) {
 		"# export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n":         false,
 	} {
 		var sig signature
-		if got := set.scan([]byte(src), &sig); got != want {
+		if got := set.scan([]byte(src), &sig, false); got != want {
 			t.Errorf("scan(%q) = %v, want %v", src, got, want)
 		}
 		if want && !set.mayMention(&sig) {
@@ -81,7 +81,7 @@ func TestMentionsInCode(t *testing.T) {
 
 func TestSignatureFiltersLaterRounds(t *testing.T) {
 	var sig signature
-	newIdentSet([]string{"empty_cache"}).scan([]byte("def train(loader):\n    for batch in loader:\n        step(batch)\n"), &sig)
+	newIdentSet([]string{"empty_cache"}).scan([]byte("def train(loader):\n    for batch in loader:\n        step(batch)\n"), &sig, false)
 	if !newIdentSet([]string{"step"}).mayMention(&sig) {
 		t.Fatal("a name the file mentions was filtered out")
 	}
@@ -110,7 +110,7 @@ func TestIdentSetPairs(t *testing.T) {
 		"torch.cuda.empty_cache()":                                           true,
 	} {
 		var sig signature
-		if got := set.scan([]byte(src), &sig); got != want {
+		if got := set.scan([]byte(src), &sig, false); got != want {
 			t.Errorf("scan(%q) = %v, want %v", src, got, want)
 		}
 		if want && !set.mayMention(&sig) {
@@ -118,7 +118,7 @@ func TestIdentSetPairs(t *testing.T) {
 		}
 	}
 	var sig signature
-	newIdentSet([]string{"x"}).scan([]byte("d.clear()"), &sig)
+	newIdentSet([]string{"x"}).scan([]byte("d.clear()"), &sig, false)
 	if newIdentSet([]string{"accelerator.clear"}).mayMention(&sig) && newIdentSet([]string{"accelerator"}).mayMention(&sig) {
 		t.Error("signature lets a pair through on one part")
 	}
@@ -148,7 +148,7 @@ func TestImportedName(t *testing.T) {
 		"x = 1\nfrom torch import nn\nmemory.cleanup()  # memory not imported": false,
 	} {
 		var sig signature
-		if got := set.scan([]byte(src), &sig); got != want {
+		if got := set.scan([]byte(src), &sig, false); got != want {
 			t.Errorf("scan(%q) = %v, want %v", src, got, want)
 		}
 		if want && !set.mayMention(&sig) {
@@ -158,7 +158,7 @@ func TestImportedName(t *testing.T) {
 	// A later round reads the signature: a file that uses the words outside imports only is
 	// not read again.
 	var sig signature
-	newIdentSet([]string{"x"}).scan([]byte("memory = {}\ncleanup(memory)\nimport os\n"), &sig)
+	newIdentSet([]string{"x"}).scan([]byte("memory = {}\ncleanup(memory)\nimport os\n"), &sig, false)
 	if set.mayMention(&sig) {
 		t.Error("signature lets an imported name through without the import")
 	}
@@ -207,7 +207,7 @@ func TestMentionsCoverTheTree(t *testing.T) {
 			})
 			for name := range names {
 				var sig signature
-				if !newIdentSet([]string{name}).scan(src, &sig) {
+				if !newIdentSet([]string{name}).scan(src, &sig, false) {
 					t.Errorf("%s: %q is in the tree but no mention", path, name)
 				}
 			}

@@ -46,8 +46,8 @@ type Settings struct {
 		Get(key string) []byte
 		Put(key string, tree []byte)
 	}
-	// Signatures, when set, gives the signature an earlier run kept of a file it read and did
-	// not parse, when the file has not changed since (pyparse.Result.Know); nil for none.
+	// Signatures, when set, gives the signature an earlier run kept of a file it read, when
+	// the file has not changed since (pyparse.Result.Know); nil for none.
 	Signatures func(path string) []byte
 }
 

@@ -41,8 +41,8 @@ type Facts struct {
 	// Unread is how many files were not read at all: unchanged since an earlier run, whose
 	// signature (Settings.Signatures) showed they mention no needle.
 	Unread int
-	// Signatures are those of the files read and not parsed, for the next run (nil when
-	// the analysis keeps none).
+	// Signatures are those of the files read (those parsed too when a cache keeps trees),
+	// for the next run (nil when the analysis keeps none).
 	Signatures Signatures
 	// Needles are what the prefilter searched for: a file that mentions none of them and
 	// was not parsed adds nothing to the run, whatever else it holds.

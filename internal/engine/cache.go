@@ -331,7 +331,7 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 	}
 	if facts.Signatures != nil {
 		// A store not written only makes the next analysis read more files.
-		_ = rc.saveSignatures(facts.Signatures)
+		_ = rc.saveSignatures(facts.Signatures, facts.Files)
 	}
 	return nil
 }

@@ -15,11 +15,12 @@ import (
 )
 
 // The signature store keeps, beside a project's entry, the signature of every file the last
-// analysis read and did not parse (pyparse's filter of the names a file's code can mention),
-// with the file's stamp. When the entry no longer holds (a file that mattered changed), the
-// analysis runs again, but a file whose size and modification time are those kept is read
-// only when a needle may be in it: a commit that edits one file does not read again the
-// thousands that mention nothing the analysis looks for. Signatures are facts of the text
+// analysis read (pyparse's filter of the names a file's code can mention), with the file's
+// stamp. When the entry no longer holds (a file that mattered changed), the analysis runs
+// again, but a file whose size and modification time are those kept is read only when a
+// needle may be in it: a commit that edits one file does not read again the thousands that
+// mention nothing the analysis looks for, nor the files a later prefilter round parses in
+// the rounds before it. Signatures are facts of the text
 // alone, answered exactly as a read would answer them (pyparse.Result.Know); the stamps are
 // trusted as the entry's are (a time within two seconds of the run that wrote them never
 // is). A missing, cut, garbled or foreign store holds nothing.
@@ -36,7 +37,7 @@ type keptSignature struct {
 
 // Signatures are the signatures a run took, for the next (*pyparse.Result).
 type Signatures interface {
-	// Signed reports whether the file was read and not parsed, so that it has a signature.
+	// Signed reports whether the run holds the file's signature.
 	Signed(path string) bool
 	// AppendSignature appends the file's signature, encoded, to buf.
 	AppendSignature(buf []byte, path string) []byte
@@ -138,24 +139,31 @@ func decodeSignatures(data []byte, fn func(path string, k keptSignature)) error 
 // saveSignatures replaces the store with the signatures of this run's files, those whose
 // stamp the next run can trust, unless the store holds exactly those already; and removes
 // the stores of other entries left untouched for treeStaleAfter.
-func (rc *resultCache) saveSignatures(sigs Signatures) error {
+//
+// Whether the store is written again is up to the files not parsed: a parsed file's
+// signature spares the next analysis only a read in the rounds before the one that parses
+// it, not worth writing the whole store again after each edit of such a file.
+func (rc *resultCache) saveSignatures(sigs Signatures, parsed map[string]*File) error {
 	var keep []int
-	same := true
+	same, unparsed := true, 0
 	for i, p := range rc.paths {
 		if !rc.statOK[i] || !sigs.Signed(p) || rc.settle(rc.stamps[i]).ModNs == 0 {
 			continue
 		}
 		keep = append(keep, i)
-		same = same && rc.kept != nil && rc.kept[i]
+		if parsed[p] == nil {
+			same = same && rc.kept != nil && rc.kept[i]
+			unparsed++
+		}
 	}
 	if same {
 		n := 0
-		for _, k := range rc.kept {
-			if k {
+		for i, k := range rc.kept {
+			if k && parsed[rc.paths[i]] == nil {
 				n++
 			}
 		}
-		if n == len(keep) {
+		if n == unparsed {
 			return nil
 		}
 	}

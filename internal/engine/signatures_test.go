@@ -15,6 +15,7 @@ func TestSignaturesKept(t *testing.T) {
 	dir := cacheProject(t)
 	write(t, dir, "later.py", "from pkg.memory import free_all\n\n\ndef fit(loader, opt):\n    for b in loader:\n        opt.step()\n        free_all()\n")
 	write(t, dir, "notes.py", "NOTES = 1\n")
+	write(t, dir, "units.py", "MB = 1 << 20\n")
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	first, _ := runCached(t, cacheDir, []string{dir}, dir)
@@ -50,6 +51,15 @@ func TestSignaturesKept(t *testing.T) {
 		{"an unread file edited", func() {
 			write(t, dir, "notes.py", "from pkg.memory import free_gpu\n\n\ndef loop(loader, opt):\n    for b in loader:\n        opt.step()\n        free_gpu()\n")
 			old("notes.py", 18*time.Minute)
+		}, 1, 3},
+		// The store is written again for a file read and not parsed that it does not hold
+		// as it stands (the edits above leave it as it was: each stale record is of a file
+		// now parsed, and a parsed file's record is not worth writing the store for).
+		{"an unread file edited with a parsed one", func() {
+			write(t, dir, "units.py", "MB = 1 << 20\nGB = 1 << 30\n")
+			old("units.py", 17*time.Minute+30*time.Second)
+			write(t, dir, "train.py", "from pkg.memory import free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        if batch % 5 == 0:\n            free_gpu()\n")
+			old("train.py", 17*time.Minute+20*time.Second)
 		}, 1, 3},
 	}
 	stale := filepath.Join(cacheDir, "0123456789abcdef01234567.signatures")
