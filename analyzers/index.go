@@ -72,6 +72,9 @@ type project struct {
 	want map[string]bool
 	// wantClasses makes class lookups put unparsed modules on want (wantBases).
 	wantClasses bool
+	// missed holds, while one class lookup runs, the modules searched for a name in vain
+	// and the least depth they were searched at (classInModule).
+	missed map[classMiss]int
 	// probes are what the call being resolved read of the parsed files, while recording
 	// (probes.go); cacheProbes what computing each cached answer read.
 	probes      []probe
@@ -1378,7 +1381,16 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 // that name elsewhere in the project is no evidence (transformers' Trainer is not the
 // project's own Trainer).
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
+	outer := p.missed
+	p.missed = nil
+	defer func() { p.missed = outer }()
 	return p.findClass(f, dotted, 0)
+}
+
+// classMiss is a class name looked for in a parsed module, and not found there.
+type classMiss struct {
+	file *pyparse.File
+	name string
 }
 
 func (p *project) findClass(f *pyparse.File, dotted string, depth int) *classRef {
@@ -1436,7 +1448,25 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 	if cr := p.classIn(t, name); cr != nil {
 		return cr
 	}
-	return p.findClass(t, name, depth)
+	// Modules that re-export each other (`from .a import *` in b and c, both star-imported
+	// by a package) are reached by many paths: one lookup searches each module for a name
+	// once at most, unless it comes to it with more depth left than before. A search with
+	// less depth left reads a part of what the first one read (probes, want) and finds
+	// nothing where it found nothing; a search that finds the class ends the lookup.
+	key := classMiss{t, name}
+	if d, ok := p.missed[key]; ok && d <= depth {
+		return nil
+	}
+	cr := p.findClass(t, name, depth)
+	if cr == nil {
+		if p.missed == nil {
+			p.missed = map[classMiss]int{}
+		}
+		if d, ok := p.missed[key]; !ok || depth < d {
+			p.missed[key] = depth
+		}
+	}
+	return cr
 }
 
 // classForMethod looks up the class of a `Class.method(...)` call. When the receiver is spelt

@@ -1,0 +1,99 @@
+package analyzers
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// starProject writes files (slash paths) under a temporary directory and parses them all.
+func starProject(t *testing.T, files map[string]string) (*project, map[string]*pyparse.File) {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	res := pyparse.NewResult(paths, os.ReadFile, token.NewFileSet(), 1)
+	if err := res.ParseMatching(context.Background(), []string{""}); err != nil {
+		t.Fatal(err)
+	}
+	proj := newProject(dir, paths, res)
+	proj.reindex()
+	byName := map[string]*pyparse.File{}
+	for _, f := range res.Files {
+		rel, _ := filepath.Rel(dir, f.Path)
+		byName[filepath.ToSlash(rel)] = f
+	}
+	return proj, byName
+}
+
+// TestClassLookupThroughStarImports: a class lookup through packages that star-import each
+// other searches each module for a name once, unless it comes to it with more depth left.
+// The package reaches mid.py first through a chain of seven re-exports, where the depth runs
+// out before mid.py's own star import is followed, then directly: the class below mid.py is
+// found (fails when a module searched in vain is never searched again). A missing name in a
+// package whose modules star-import the four modules of the next level, seven levels deep,
+// is looked for in each module once (fails, with some twenty thousand searches, when
+// every path is followed).
+func TestClassLookupThroughStarImports(t *testing.T) {
+	files := map[string]string{
+		"train.py":        "from pkg import *\n\ntrainer = Target()\n",
+		"pkg/__init__.py": "from .long1 import *\nfrom .mid import *\n",
+		"pkg/mid.py":      "from .deep import *\n",
+		"pkg/deep.py":     "class Target:\n    pass\n",
+		"pkg/long7.py":    "from .mid import *\n",
+	}
+	for i := 1; i < 7; i++ {
+		files[fmt.Sprintf("pkg/long%d.py", i)] = fmt.Sprintf("from .long%d import *\n", i+1)
+	}
+	proj, byName := starProject(t, files)
+	cr := proj.lookupClass(byName["train.py"], "Target")
+	if cr == nil || cr.file != byName["pkg/deep.py"] || cr.cls.Name != "Target" {
+		t.Fatalf("Target found as %+v, want pkg/deep.py's", cr)
+	}
+
+	files = map[string]string{"train.py": "from pkg import *\n\nobj.step()\n"}
+	const levels, width = 7, 4
+	for w := range width {
+		files["pkg/__init__.py"] += fmt.Sprintf("from .l0m%d import *\n", w)
+	}
+	for l := range levels {
+		for w := range width {
+			text := ""
+			for next := range width {
+				if l+1 < levels {
+					text += fmt.Sprintf("from .l%dm%d import *\n", l+1, next)
+				}
+			}
+			files[fmt.Sprintf("pkg/l%dm%d.py", l, w)] = text + fmt.Sprintf("\n\nclass C%d%d:\n    pass\n", l, w)
+		}
+	}
+	proj, byName = starProject(t, files)
+	var cr2 *classRef
+	proj.record(func() { cr2 = proj.lookupClass(byName["train.py"], "Missing") })
+	if cr2 != nil {
+		t.Fatalf("Missing found as %+v", cr2)
+	}
+	// Each module read is one probe: 29 modules, each searched once (a module may be
+	// reached once more with more depth left).
+	if n := len(proj.probes); n > 4*(levels*width+1) {
+		t.Errorf("the lookup read %d modules, want each of the %d once or twice", n, levels*width+1)
+	}
+	// A class of the last level is found: the memo keeps what was searched in vain only.
+	if cr := proj.lookupClass(byName["train.py"], "C63"); cr == nil || cr.file != byName["pkg/l6m3.py"] {
+		t.Errorf("C63 (last level) found as %+v", cr)
+	}
+}
