@@ -65,6 +65,12 @@ type project struct {
 	byBase   map[string][]string
 	modCache map[modKey]string
 	fileDirs map[*pyparse.File]string
+	// modShared and dirsShared are the project's modCache and fileDirs as a worker sees
+	// them, read only while it runs: its own maps hold what it adds, which merge takes in
+	// (copying the project's maps for each worker, and back, took longer than the lookups
+	// they save on 16 cores).
+	modShared  map[modKey]string
+	dirsShared map[*pyparse.File]string
 	// devices caches deviceReturn: the torch device module a function returns ("" none).
 	devices map[*pyparse.Function]string
 	// want collects the unparsed project modules a binding led to (a function called for
@@ -193,8 +199,8 @@ func (p *project) worker() *project {
 	w.fields = p.classFields()
 	w.fileFields = maps.Clone(p.fileFields)
 	w.newCaches()
-	w.modCache = maps.Clone(p.modCache)
-	w.fileDirs = maps.Clone(p.fileDirs)
+	w.modCache, w.modShared = map[modKey]string{}, p.modCache
+	w.fileDirs, w.dirsShared = map[*pyparse.File]string{}, p.fileDirs
 	w.probes, w.recording, w.wantClasses = nil, false, false
 	w.probeCache = newProbeCache()
 	return &w
@@ -1055,12 +1061,18 @@ func isIdentifier(s string) bool {
 func (p *project) moduleFile(from *pyparse.File, mod string) string {
 	dir, ok := p.fileDirs[from]
 	if !ok {
+		dir, ok = p.dirsShared[from]
+	}
+	if !ok {
 		// filepath.Abs asks the OS for the working directory: once per file, not per lookup.
 		dir = path.Dir(p.absOf(from.Path))
 		p.fileDirs[from] = dir
 	}
 	key := modKey{dir, mod}
 	if r, ok := p.modCache[key]; ok {
+		return r
+	}
+	if r, ok := p.modShared[key]; ok {
 		return r
 	}
 	r := p.findModule(from, mod)
