@@ -79,8 +79,10 @@ type project struct {
 	// wantClasses makes class lookups put unparsed modules on want (wantBases).
 	wantClasses bool
 	// missed holds, while one class lookup runs, the modules searched for a name in vain
-	// and the least depth they were searched at (classInModule).
-	missed map[classMiss]int
+	// and the least depth they were searched at (classInModule); classLookups the lookups
+	// of the round (lookupClass).
+	missed       map[classMiss]int
+	classLookups map[classLookup]*classRef
 	// probes are what the call being resolved read of the parsed files, while recording
 	// (probes.go); cacheProbes what computing each cached answer read.
 	probes      []probe
@@ -213,6 +215,7 @@ func (p *project) newCaches() {
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
 	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
 	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
+	p.classLookups = map[classLookup]*classRef{}
 	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
@@ -1392,11 +1395,41 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 // followed to the module the import names. A name that is neither is unknown: a class of
 // that name elsewhere in the project is no evidence (transformers' Trainer is not the
 // project's own Trainer).
+//
+// A file's lookups are kept for the round (classLookups): each `x.y()` whose receiver is no
+// import is looked up as a class, and in a package that star-imports its modules each such
+// lookup reads them all (torch: an edited run spent a third of its time there). Not while a
+// lookup puts modules on the want list, nor while nothing records what it reads.
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
+	key := classLookup{f, dotted}
+	if !p.wantClasses {
+		if cr, done := p.classLookups[key]; done {
+			p.cachedProbes(probeKey{tableClassLookups, f, dotted})
+			return cr
+		}
+	}
+	var keep func()
+	if !p.wantClasses && p.recording {
+		keep = p.computing(probeKey{tableClassLookups, f, dotted})
+	}
 	outer := p.missed
 	p.missed = nil
-	defer func() { p.missed = outer }()
-	return p.findClass(f, dotted, 0)
+	cr := p.findClass(f, dotted, 0)
+	p.missed = outer
+	if keep != nil {
+		if p.classLookups == nil {
+			p.classLookups = map[classLookup]*classRef{}
+		}
+		p.classLookups[key] = cr
+		keep()
+	}
+	return cr
+}
+
+// classLookup is a class's dotted name as written in a file.
+type classLookup struct {
+	file   *pyparse.File
+	dotted string
 }
 
 // classMiss is a class name looked for in a parsed module, and not found there.

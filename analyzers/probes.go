@@ -101,6 +101,7 @@ const (
 	tableAttrFuncs int8 = iota
 	tableAttrClasses
 	tableLocalRefs
+	tableClassLookups
 )
 
 // note records a probe while recording.
