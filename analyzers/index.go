@@ -82,7 +82,7 @@ type project struct {
 	// and the least depth they were searched at (classInModule); classLookups the lookups
 	// of the round (lookupClass).
 	missed       map[classMiss]int
-	classLookups map[classLookup]*classRef
+	classLookups map[classLookup]keptLookup
 	// probes are what the call being resolved read of the parsed files, while recording
 	// (probes.go); cacheProbes what computing each cached answer read.
 	probes      []probe
@@ -215,7 +215,7 @@ func (p *project) newCaches() {
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
 	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
 	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
-	p.classLookups = map[classLookup]*classRef{}
+	p.classLookups = map[classLookup]keptLookup{}
 	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
@@ -1399,13 +1399,14 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 // A file's lookups are kept for the round (classLookups): each `x.y()` whose receiver is no
 // import is looked up as a class, and in a package that star-imports its modules each such
 // lookup reads them all (torch: an edited run spent a third of its time there). Not while a
-// lookup puts modules on the want list, nor while nothing records what it reads.
+// lookup puts modules on the want list. A lookup kept while nothing recorded what it read is
+// done again for a call that records.
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 	key := classLookup{f, dotted}
 	if !p.wantClasses {
-		if cr, done := p.classLookups[key]; done {
+		if v, done := p.classLookups[key]; done && (v.recorded || !p.recording) {
 			p.cachedProbes(probeKey{tableClassLookups, f, dotted})
-			return cr
+			return v.cr
 		}
 	}
 	var keep func()
@@ -1416,14 +1417,22 @@ func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
 	p.missed = nil
 	cr := p.findClass(f, dotted, 0)
 	p.missed = outer
-	if keep != nil {
+	if !p.wantClasses {
 		if p.classLookups == nil {
-			p.classLookups = map[classLookup]*classRef{}
+			p.classLookups = map[classLookup]keptLookup{}
 		}
-		p.classLookups[key] = cr
-		keep()
+		p.classLookups[key] = keptLookup{cr, keep != nil}
+		if keep != nil {
+			keep()
+		}
 	}
 	return cr
+}
+
+// keptLookup is a class lookup's answer, and whether what it read was recorded with it.
+type keptLookup struct {
+	cr       *classRef
+	recorded bool
 }
 
 // classLookup is a class's dotted name as written in a file.

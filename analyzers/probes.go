@@ -111,24 +111,40 @@ func (p *project) note(pr probe) {
 	}
 }
 
+// noteMissing records a probe of an answer that can still change: a module not parsed yet,
+// a name no parsed function or class field has yet. Files are only ever added to a parse,
+// so an answer found stays found, and its probe would always hold: a call resolved through
+// the modules a package star-imports read hundreds of them, each a probe kept with the call.
+func (p *project) noteMissing(kind probeKind, name string, found bool) {
+	if !found {
+		p.note(probe{kind: kind, name: name})
+	}
+}
+
 // parsedFile is the parsed file of a project module's path, nil when it is not parsed.
 func (p *project) parsedFile(file string) *pyparse.File {
+	if testHookParsedFile != nil {
+		testHookParsedFile(file)
+	}
 	t := p.res.ByPath[file]
-	p.note(probe{kind: probeParsed, name: file, found: t != nil})
+	p.noteMissing(probeParsed, file, t != nil)
 	return t
 }
+
+// testHookParsedFile, set by tests, sees each module the resolver looks up.
+var testHookParsedFile func(file string)
 
 // isFuncName reports whether a parsed file defines a function called name.
 func (p *project) isFuncName(name string) bool {
 	ok := p.funcNames[name]
-	p.note(probe{kind: probeFuncName, name: name, found: ok})
+	p.noteMissing(probeFuncName, name, ok)
 	return ok
 }
 
 // isField reports whether a parsed class body declares a field called name (classFields).
 func (p *project) isField(name string) bool {
 	ok := p.classFields()[name]
-	p.note(probe{kind: probeField, name: name, found: ok})
+	p.noteMissing(probeField, name, ok)
 	return ok
 }
 
