@@ -119,9 +119,11 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 	// The working directory once, not once per file (os.Getwd stats two directories).
 	wd, err := os.Getwd()
 	for _, f := range paths {
-		s := absSlash(f)
+		var s string
 		if err == nil {
 			s = absSlashIn(wd, f)
+		} else {
+			s = absSlash(f)
 		}
 		p.abs[f] = s
 		p.paths = append(p.paths, s)
@@ -1067,7 +1069,7 @@ func (p *project) moduleFile(from *pyparse.File, mod string) string {
 		dir, ok = p.dirsShared[from]
 	}
 	if !ok {
-		// filepath.Abs asks the OS for the working directory: once per file, not per lookup.
+		// Once per file, not per lookup.
 		dir = path.Dir(p.absOf(from.Path))
 		p.fileDirs[from] = dir
 	}
