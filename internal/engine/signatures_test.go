@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,6 +26,12 @@ func TestSignaturesKept(t *testing.T) {
 	stores, err := filepath.Glob(filepath.Join(cacheDir, "*.signatures"))
 	if err != nil || len(stores) != 1 {
 		t.Fatalf("signature stores %v (%v), want one", stores, err)
+	}
+	// Parsed files are kept too (pkg/memory.py and train.py name the cache), so that an
+	// edited run reads them only in the round that parses them.
+	if store, err := os.ReadFile(stores[0]); err != nil || !bytes.Contains(store, []byte(filepath.Join(dir, "train.py"))) ||
+		!bytes.Contains(store, []byte(filepath.Join(dir, "pkg", "memory.py"))) {
+		t.Errorf("the store does not hold the parsed files' signatures (%v)", err)
 	}
 	// old gives an edited file a time the next run trusts, and a stamp of its own.
 	old := func(name string, ago time.Duration) {
