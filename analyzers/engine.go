@@ -28,7 +28,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
 		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles,
-		Unread: parsed.Unread(), Signatures: parsed}
+		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed}
 	for _, f := range parsed.Files {
 		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
 		for _, e := range f.Errors {
@@ -77,7 +77,9 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 }
 
 // Matcher reports whether a file's text mentions one of the needles, as the prefilter reads it.
-func (suite) Matcher(needles []string) func(src []byte) bool { return pyparse.Matcher(needles) }
+func (suite) Matcher(needles []string) func(src []byte, asked map[string]bool) bool {
+	return pyparse.Matcher(needles)
+}
 
 // SyntaxErrors parses src on its own.
 func (suite) SyntaxErrors(ctx context.Context, path string, src []byte) (int, error) {

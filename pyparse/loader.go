@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -46,6 +47,8 @@ type Result struct {
 	known    map[string]*signature // signatures taken from an earlier run (Know)
 	parsed   map[string]*signature // signatures of parsed files (SignParsed)
 	fsetLock sync.Mutex
+	askLock  sync.Mutex
+	asked    map[string]map[string]bool // MayImport's questions: path -> name -> answer
 }
 
 // ErrInternal marks a panic caught while parsing one file: a bug in cachelint, not in the file.
@@ -266,7 +269,42 @@ func (r *Result) Mentions(name string) int {
 // a file not read yet.
 func (r *Result) MayImport(path, name string) bool {
 	sig := r.sigs[path]
-	return sig == nil || sig.star || sig.hasImport(sigBits(name))
+	yes := sig == nil || sig.star || sig.hasImport(sigBits(name))
+	r.askLock.Lock()
+	if r.asked == nil {
+		r.asked = map[string]map[string]bool{}
+	}
+	if r.asked[path] == nil {
+		r.asked[path] = map[string]bool{}
+	}
+	r.asked[path][name] = yes
+	r.askLock.Unlock()
+	return yes
+}
+
+// ImportsAsked are the questions MayImport was asked about files the run left unparsed:
+// path -> name -> the answer. Such a file mattered to the run through its import statements
+// as well as through the needles it does not mention: a later run may take the run's result
+// for a changed text of it only if Matcher finds that text answering them alike.
+func (r *Result) ImportsAsked() map[string]map[string]bool {
+	r.askLock.Lock()
+	defer r.askLock.Unlock()
+	var out map[string]map[string]bool
+	for path, names := range r.asked {
+		if r.ByPath[path] != nil || r.failed(path) {
+			continue
+		}
+		if out == nil {
+			out = map[string]map[string]bool{}
+		}
+		out[path] = maps.Clone(names)
+	}
+	return out
+}
+
+// failed reports whether path could not be read or parsed.
+func (r *Result) failed(path string) bool {
+	return slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Path == path })
 }
 
 // Signed reports whether the run holds path's signature (a file read but not parsed, or

@@ -70,6 +70,35 @@ func TestMayImport(t *testing.T) {
 			t.Errorf("MayImport(%s, save) = %v, want %v", path, got, want)
 		}
 	}
+	// The questions are kept for the files still unparsed, and the cache's Matcher answers
+	// them from a text as MayImport did from the file's signature: alike for the same text,
+	// not for another answer.
+	asked := r.ImportsAsked()
+	if _, ok := asked["unread.py"]; !ok || len(asked) != len(src)+1 {
+		t.Fatalf("ImportsAsked holds %d files, want the %d asked about", len(asked), len(src)+1)
+	}
+	match := Matcher([]string{"empty_cache"})
+	for path, text := range src {
+		answers := asked[path]
+		if !maps.Equal(answers, map[string]bool{"save": r.MayImport(path, "save")}) {
+			t.Errorf("ImportsAsked()[%s] = %v", path, answers)
+		}
+		if match([]byte(text), answers) {
+			t.Errorf("Matcher: %s's own text answers otherwise than MayImport did", path)
+		}
+		if !match([]byte(text), map[string]bool{"save": !answers["save"]}) {
+			t.Errorf("Matcher: %s's text answers alike a question answered otherwise", path)
+		}
+	}
+	if !match([]byte("import torch\ntorch.cuda.empty_cache()\n"), nil) {
+		t.Error("Matcher: a text naming a needle does not matter")
+	}
+	if err := r.ParseFiles(context.Background(), []string{"star.py"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.ImportsAsked()["star.py"]; ok {
+		t.Error("ImportsAsked keeps a file parsed since")
+	}
 }
 
 // TestKnownSignatures runs the same prefilter rounds over the fixture corpus three times: from

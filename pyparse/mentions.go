@@ -103,11 +103,29 @@ func newIdentSet(names []string) *identSet {
 	return s
 }
 
-// Matcher reports whether a text mentions one of the needles, as ParseMatching decides
-// whether to parse a file: the same names, pairs, imported and text names.
-func Matcher(needles []string) func(src []byte) bool {
+// Matcher reports whether a text would matter to a run that searched for needles and left
+// the file unparsed: it mentions one of the needles, as ParseMatching decides whether to
+// parse a file (the same names, pairs, imported and text names), or it answers one of the
+// questions the run asked MayImport about the file (asked: name -> the answer the run got)
+// otherwise.
+func Matcher(needles []string) func(src []byte, asked map[string]bool) bool {
 	set := newIdentSet(needles)
-	return func(src []byte) bool { return set.scan(src, nil, false) }
+	return func(src []byte, asked map[string]bool) bool {
+		if len(asked) == 0 {
+			return set.scan(src, nil, false)
+		}
+		sig := new(signature)
+		if set.scan(src, sig, false) {
+			return true
+		}
+		// sig is complete: a text that mentions no needle is scanned to its end.
+		for name, yes := range asked {
+			if (sig.star || sig.hasImport(sigBits(name))) != yes {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // signature is a Bloom filter of the identifiers of a file's code and strings (not its

@@ -16,9 +16,11 @@ type Analysis interface {
 	Analyzers() []*driver.Analyzer
 	// Facts reads what one finished driver run produced. Its error is an internal one.
 	Facts(res *driver.Result) (*Facts, error)
-	// Matcher reports whether a file's text mentions one of the needles, as the
-	// prefilter decides what to parse (Facts.Needles): the cache checks changed files with it.
-	Matcher(needles []string) func(src []byte) bool
+	// Matcher reports whether a file's text would matter to a run that searched for the
+	// needles and left the file unparsed: it mentions one of them, as the prefilter decides
+	// what to parse (Facts.Needles), or it answers otherwise one of the questions the run
+	// asked about its imports (Facts.ImportsAsked). The cache checks changed files with it.
+	Matcher(needles []string) func(src []byte, asked map[string]bool) bool
 	// SyntaxErrors counts the syntax errors in src, to check that a fix does not break a
 	// file; an error means no tree could be built at all.
 	SyntaxErrors(ctx context.Context, path string, src []byte) (int, error)
@@ -47,6 +49,11 @@ type Facts struct {
 	// Needles are what the prefilter searched for: a file that mentions none of them and
 	// was not parsed adds nothing to the run, whatever else it holds.
 	Needles []string
+	// ImportsAsked are the files left unparsed that the analysis asked whether an import
+	// statement of theirs binds a name (a module a call names, which may re-export the
+	// function: `from .memory import *`): path -> name -> the answer. Their import
+	// statements mattered to the run, not only the needles they do not mention.
+	ImportsAsked map[string]map[string]bool
 }
 
 // File is one parsed file.

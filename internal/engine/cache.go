@@ -29,12 +29,14 @@ import (
 //
 // An entry records every file of the analysis scope (size, modification time, and for the
 // files that were parsed a SHA-256 of their text), the needles the prefilter searched for,
-// and what the analyzers found. A later run reuses it when the same files exist and none
-// that mattered changed: a parsed file's text must hash the same, and a file that was not
-// parsed must still mention none of the needles. The analysis is a function of exactly
-// those (the prefilter's rounds parse the files that mention the needles found in files
-// already parsed), so a reused entry is what the run would have found; any other change
-// runs the analysis again. Files whose size and modification time are unchanged are not
+// the questions the analysis asked about unparsed files' imports, and what the analyzers
+// found. A later run reuses it when the same files exist and none that mattered changed: a
+// parsed file's text must hash the same, and a file that was not parsed must still mention
+// none of the needles and answer those questions as before (Analysis.Matcher). The analysis
+// is a function of exactly those (the prefilter's rounds parse the files that mention the
+// needles found in files already parsed, and the modules whose imports may bind a function
+// a parsed file calls through them), so a reused entry is what the run would have found;
+// any other change runs the analysis again. Files whose size and modification time are unchanged are not
 // read; a time within two seconds of the run that wrote the entry is never trusted (a file
 // changed in the same clock tick).
 type Cache struct {
@@ -57,7 +59,7 @@ const DefaultCacheDir = ".cachelint_cache"
 // and the call records (gob []report.CallRecord messages of callsPerChunk records each):
 // `check` reads the head only, and the records, most of an entry (3.5 MB of unsloth's),
 // only `calls` and `trace` decode.
-const cacheFormat = "cachelint-cache-3\n"
+const cacheFormat = "cachelint-cache-4\n"
 
 // cacheEntry is one cache file.
 type cacheEntry struct {
@@ -218,7 +220,7 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 				return
 			}
 			now.Parsed, now.Hash = true, old.Hash
-		} else if match(src) {
+		} else if match(src, e.A.ImportsAsked[p]) {
 			missed.Store(true)
 			return
 		}

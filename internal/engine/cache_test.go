@@ -200,6 +200,48 @@ func TestCacheInvalidation(t *testing.T) {
 	}
 }
 
+// TestCacheImportQuestions: a call through a module left unparsed (`pkg.api.free_gpu()`)
+// makes the analysis ask whether the module's imports bind the name; a changed text of the
+// module that answers otherwise (it now re-exports the helper with `from .memory import *`,
+// which names no needle) must not be served the earlier result, and one that answers alike
+// is.
+func TestCacheImportQuestions(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
+	write(t, dir, "pkg/__init__.py", "")
+	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
+	write(t, dir, "pkg/api.py", "VERSION = 1\n")
+	write(t, dir, "train.py", "import torch\nimport pkg.api\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n"+
+		"        model(batch).backward()\n        opt.step()\n        pkg.api.free_gpu()\n\n\n"+
+		"def swap(path):\n    model = torch.load(path)\n    torch.cuda.empty_cache()\n    return model\n")
+	age(t, dir)
+	cache := t.TempDir()
+	if first, _ := runCached(t, cache, []string{dir}, dir); first.Stats.Cached || len(first.Report.Findings) != 0 {
+		t.Fatalf("first run: cached %v, %d findings", first.Stats.Cached, len(first.Report.Findings))
+	}
+	steps := []struct {
+		what, text string
+		cached     bool
+		n          int // findings after the change
+	}{
+		{"the module re-exports the helper by a star import", "from .memory import *\nVERSION = 1\n", false, 1},
+		{"the re-export removed", "VERSION = 2\n", false, 0},
+		{"another text without imports", "VERSION = 3\n\n\ndef version():\n    return VERSION\n", true, 0},
+		{"an import of something else", "from os import path\nVERSION = 3\n", true, 0},
+		{"the helper re-exported by name", "from .memory import free_gpu\nVERSION = 3\n", false, 1},
+	}
+	for _, s := range steps {
+		write(t, dir, "pkg/api.py", s.text)
+		age(t, dir)
+		res, got := runCached(t, cache, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		if res.Stats.Cached != s.cached || len(res.Report.Findings) != s.n || got != want {
+			t.Errorf("%s: cached %v (want %v), %d findings (want %d), same as without a cache %v",
+				s.what, res.Stats.Cached, s.cached, len(res.Report.Findings), s.n, got == want)
+		}
+	}
+}
+
 // TestCacheBadEntries: a corrupt, truncated or foreign entry is ignored and rewritten,
 // never trusted and never an error; another configuration gets its own entry.
 func TestCacheBadEntries(t *testing.T) {

@@ -37,6 +37,8 @@ type analysed struct {
 	Indexed, Parsed, Rounds int
 	// Needles are what the prefilter searched for (Facts.Needles).
 	Needles []string
+	// ImportsAsked are the questions asked about unparsed files' imports (Facts.ImportsAsked).
+	ImportsAsked map[string]map[string]bool
 }
 
 // failure is a file that could not be read or parsed at all (Facts.Failures).
@@ -48,7 +50,8 @@ type failure struct {
 // analyse collects what the driver run found, for every file analysed.
 func (pr *project) analyse() *analysed {
 	a := &analysed{SyntaxCount: map[string]int{}, Malformed: map[string][]string{},
-		Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds, Needles: pr.facts.Needles}
+		Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds, Needles: pr.facts.Needles,
+		ImportsAsked: pr.facts.ImportsAsked}
 	for _, d := range pr.res.Diagnostics {
 		if f := pr.finding(d.Diagnostic); f != nil {
 			a.Findings = append(a.Findings, *f)
