@@ -175,10 +175,26 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 	if err != nil || e.Key != rc.key || e.A == nil || len(e.Files) != len(rc.paths) {
 		return nil
 	}
+	// The call records are read only for a run that shows them (`calls`) or rewrites the
+	// entry; a rewrite copies them as read, without decoding and encoding them again.
+	var records []byte
+	readRecords := func() bool {
+		if records == nil {
+			b, err := io.ReadAll(f)
+			if err != nil {
+				return false
+			}
+			records = b
+		}
+		return true
+	}
 	calls := func() bool {
+		if !readRecords() {
+			return false
+		}
 		gc := debug.SetGCPercent(-1)
 		defer debug.SetGCPercent(gc)
-		c, err := decodeCalls(f, e.Calls)
+		c, err := decodeCalls(bytes.NewReader(records), e.Calls)
 		if err != nil {
 			return false
 		}
@@ -237,8 +253,8 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 		refreshed = true
 		return true
 	})
-	if refreshed && (wantCalls || calls()) {
-		_ = rc.write(e)
+	if refreshed && readRecords() {
+		_ = rc.write(e, records)
 	}
 	return e.A
 }
@@ -328,7 +344,7 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 		}
 		e.Files[p] = rc.settle(s)
 	}
-	if err := rc.write(e); err != nil {
+	if err := rc.write(e, nil); err != nil {
 		return err
 	}
 	if facts.Signatures != nil {
@@ -340,7 +356,9 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 
 // write replaces the entry atomically: a concurrent run reads the old entry or the new
 // one, never half of one. The folder gets a .gitignore and a CACHEDIR.TAG, as ruff's does.
-func (rc *resultCache) write(e *cacheEntry) error {
+// The call records are e.A.Calls, or when records is not nil e.Calls records encoded as an
+// entry holds them (those of the entry e was read from).
+func (rc *resultCache) write(e *cacheEntry, records []byte) error {
 	if err := prepareDir(rc.dir); err != nil {
 		return err
 	}
@@ -349,7 +367,9 @@ func (rc *resultCache) write(e *cacheEntry) error {
 	a := *e.A
 	a.Calls = nil
 	head.A = &a
-	head.Calls = len(e.A.Calls)
+	if records == nil {
+		head.Calls = len(e.A.Calls)
+	}
 	var h bytes.Buffer
 	if err := gob.NewEncoder(&h).Encode(&head); err != nil {
 		return err
@@ -360,7 +380,12 @@ func (rc *resultCache) write(e *cacheEntry) error {
 		if _, err := w.Write(append(prefix, h.Bytes()...)); err != nil {
 			return err
 		}
-		if err := encodeCalls(w, e.A.Calls); err != nil {
+		if records != nil {
+			_, err := w.Write(records)
+			if err != nil {
+				return err
+			}
+		} else if err := encodeCalls(w, e.A.Calls); err != nil {
 			return err
 		}
 		return w.Flush()
