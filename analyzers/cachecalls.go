@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -403,7 +404,9 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 		}
 		workers[w].probeCache = memo.caches[w]
 	}
-	inParallel(len(files), jobs, func(w, i int) {
+	order := largestFirst(len(files), func(i int) int { return len(files[i].Calls) + len(files[i].Entered) })
+	inParallel(len(files), jobs, func(w, k int) {
+		i := order[k]
 		out[i] = workers[w].graphOf(files[i], memo.files[files[i]], extra, memo)
 	})
 	for i, f := range files {
@@ -412,6 +415,17 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 	for _, w := range workers {
 		proj.merge(w)
 	}
+}
+
+// largestFirst orders 0..n-1 by size, largest first (the order among equals kept): work
+// shared out in that order does not end waiting on one large piece handed out last.
+func largestFirst(n int, size func(i int) int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
+	return order
 }
 
 // inParallel runs work(w, i) for every i < n on jobs goroutines, each taking the next i (w is

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,5 +164,14 @@ func TestOOMHandlerInParallel(t *testing.T) {
 	}
 	if reported == 0 {
 		t.Error("no fixture project has an OOM handler: the test compares nothing")
+	}
+}
+
+// TestLargestFirst: work is handed out largest first, equals in their order.
+func TestLargestFirst(t *testing.T) {
+	sizes := []int{3, 9, 1, 9, 0, 4}
+	got := largestFirst(len(sizes), func(i int) int { return sizes[i] })
+	if want := []int{1, 3, 5, 0, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("largestFirst(%v) = %v, want %v", sizes, got, want)
 	}
 }

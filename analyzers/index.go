@@ -165,7 +165,8 @@ func (p *project) reindex() {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	if jobs = min(jobs, len(fresh)/filesPerJob); jobs > 1 {
-		inParallel(len(fresh), jobs, read)
+		order := largestFirst(len(fresh), func(i int) int { return len(fresh[i].Src) })
+		inParallel(len(fresh), jobs, func(w, k int) { read(w, order[k]) })
 	} else {
 		for i := range fresh {
 			read(0, i)

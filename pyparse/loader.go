@@ -72,6 +72,10 @@ func NewResult(files []string, read func(path string) ([]byte, error), fset *tok
 // names, matched as whole tokens; "a.b" needs both a and b; "" matches every file), in
 // parallel with one parser per worker. Files already parsed are skipped. A cancelled ctx
 // stops it: the files not reached stay pending and ctx's error is returned.
+//
+// Every pending file is read and scanned first, then those that mention a needle are
+// parsed, the largest first: a large file handed out last (torch has files of 1-2 MB, a
+// parse of a second or more) would keep one worker busy long after the others ran out.
 func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	if len(r.pending) == 0 || len(needles) == 0 {
 		return nil
@@ -81,19 +85,31 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	type out struct {
-		file *File
-		fail *Failure
-		path string     // set for every file; one with neither file nor fail stays pending
-		sig  *signature // set when the file was read and stays pending
-	}
 	paths := r.pending
-	results := make([]out, len(paths))
-	work := make(chan int)
-	var wg sync.WaitGroup
+	results := make([]scanned, len(paths))
+	forEach(len(paths), jobs, func(i int) {
+		if ctx.Err() != nil {
+			results[i] = scanned{path: paths[i], sig: r.sigs[paths[i]]}
+			return
+		}
+		if sig := r.sigs[paths[i]]; sig != nil && !set.mayMention(sig) {
+			results[i] = scanned{path: paths[i], sig: sig}
+			return
+		}
+		results[i] = r.scanOne(paths[i], set)
+	})
+	var matched []int
+	for i := range results {
+		if results[i].src != nil {
+			matched = append(matched, i)
+		}
+	}
+	slices.SortStableFunc(matched, func(a, b int) int { return len(results[b].src) - len(results[a].src) })
 	var initErr error
 	var initOnce sync.Once
-	for w := 0; w < jobs && w < len(paths); w++ {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs && w < len(matched); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -107,22 +123,15 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 			defer p.Close()
 			for i := range work {
 				if ctx.Err() != nil {
-					results[i] = out{path: paths[i], sig: r.sigs[paths[i]]}
+					// Not parsed: pending still, read again by the next call.
+					results[i].src = nil
 					continue
 				}
-				if sig := r.sigs[paths[i]]; sig != nil && !set.mayMention(sig) {
-					results[i] = out{path: paths[i], sig: sig}
-					continue
-				}
-				results[i] = r.parseOne(ctx, p, paths[i], set)
+				r.parseScanned(ctx, p, &results[i])
 			}
 		}()
 	}
-	for i := range paths {
-		if ctx.Err() != nil {
-			results[i] = out{path: paths[i], sig: r.sigs[paths[i]]}
-			continue
-		}
+	for _, i := range matched {
 		work <- i
 	}
 	close(work)
@@ -160,6 +169,37 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	return ctx.Err()
 }
 
+// scanned is one pending file as ParseMatching saw it: path is set for every file; sig when
+// it was scanned (or known); src when it mentions a needle and is to be parsed; file or fail
+// once parsed. A file with neither file nor fail stays pending.
+type scanned struct {
+	path string
+	sig  *signature
+	src  []byte
+	file *File
+	fail *Failure
+}
+
+// forEach runs fn(i) for every i < n on jobs goroutines.
+func forEach(n, jobs int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < jobs && w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // ParseFiles parses the named files that are still pending, whatever they mention: a module
 // the analysis has to read to follow a binding (a function returning a device module, a
 // package re-exporting a helper through `from .mod import *`). Paths not pending are skipped.
@@ -185,17 +225,13 @@ func (r *Result) ParseFiles(ctx context.Context, paths []string) error {
 	return err
 }
 
-func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *identSet) (o struct {
-	file *File
-	fail *Failure
-	path string
-	sig  *signature
-}) {
+// scanOne reads path and scans it for the needles: its signature, and its text when it
+// mentions one (a file that cannot be read fails).
+func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 	o.path = path
 	defer func() {
 		if v := recover(); v != nil {
-			o.file = nil
-			o.fail = &Failure{Path: path, Err: fmt.Errorf("%w while parsing %s: %v", ErrInternal, path, v)}
+			o = scanned{path: path, fail: &Failure{Path: path, Err: fmt.Errorf("%w while parsing %s: %v", ErrInternal, path, v)}}
 		}
 	}()
 	src, err := r.read(path)
@@ -211,22 +247,39 @@ func (r *Result) parseOne(ctx context.Context, p *Parser, path string, needles *
 	if r.SignParsed {
 		o.sig = sig
 	}
-	f, err := r.parseOrReuse(ctx, p, path, src)
+	o.src = src
+	return o
+}
+
+// testHookParsing, set by tests, sees each file as its parse starts.
+var testHookParsing func(path string)
+
+// parseScanned parses a file scanOne found mentioning a needle.
+func (r *Result) parseScanned(ctx context.Context, p *Parser, o *scanned) {
+	defer func() {
+		if v := recover(); v != nil {
+			o.file = nil
+			o.fail = &Failure{Path: o.path, Err: fmt.Errorf("%w while parsing %s: %v", ErrInternal, o.path, v)}
+		}
+	}()
+	if testHookParsing != nil {
+		testHookParsing(o.path)
+	}
+	f, err := r.parseOrReuse(ctx, p, o.path, o.src)
 	if err != nil {
-		o.fail = &Failure{Path: path, Err: err}
-		return o
+		o.fail = &Failure{Path: o.path, Err: err}
+		return
 	}
 	// The token.File gives offsets only: lines and columns come from Position, which counts
 	// them as Python does (a lone '\r' ends a line) from the tree's own line starts, so the
 	// token.File keeps no second copy of them.
 	r.fsetLock.Lock()
-	f.TokenFile = r.fset.AddFile(path, -1, len(src))
+	f.TokenFile = r.fset.AddFile(o.path, -1, len(o.src))
 	r.fsetLock.Unlock()
 	if r.Counter != nil {
 		r.Counter.Add(1)
 	}
 	o.file = f
-	return o
 }
 
 // parseOrReuse parses src, or decodes its tree from r.Trees when it holds one (a tree that

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -36,6 +37,35 @@ func TestParseFilesParsesOnlyTheNamedPendingFiles(t *testing.T) {
 	}
 	if r.ByPath["c.py"] == nil {
 		t.Error("c.py was lost from the pending files")
+	}
+}
+
+// TestParseLargestFirst: the files that mention a needle are parsed after every file was
+// scanned, the largest first, so that no large file is handed out last.
+func TestParseLargestFirst(t *testing.T) {
+	src := map[string]string{
+		"a_small.py":  "import torch\ntorch.cuda.empty_cache()\n",
+		"b_large.py":  "import torch\n" + strings.Repeat("x = 1\n", 500) + "torch.cuda.empty_cache()\n",
+		"c_none.py":   strings.Repeat("y = 2\n", 900),
+		"d_middle.py": "import torch\n" + strings.Repeat("x = 1\n", 50) + "torch.cuda.empty_cache()\n",
+	}
+	var files []string
+	for p := range src {
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	var order []string
+	testHookParsing = func(path string) { order = append(order, path) }
+	defer func() { testHookParsing = nil }()
+	r := NewResult(files, func(p string) ([]byte, error) { return []byte(src[p]), nil }, token.NewFileSet(), 1)
+	if err := r.ParseMatching(context.Background(), []string{"empty_cache"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b_large.py", "d_middle.py", "a_small.py"}; !slices.Equal(order, want) {
+		t.Errorf("parsed in the order %v, want %v", order, want)
+	}
+	if r.Parsed != 3 || r.ByPath["c_none.py"] != nil || r.Files[0].Path != "a_small.py" {
+		t.Errorf("parsed %d files, c_none.py %v, first %s", r.Parsed, r.ByPath["c_none.py"] != nil, r.Files[0].Path)
 	}
 }
 
