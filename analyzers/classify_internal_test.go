@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -173,5 +174,32 @@ func TestLargestFirst(t *testing.T) {
 	got := largestFirst(len(sizes), func(i int) int { return sizes[i] })
 	if want := []int{1, 3, 5, 0, 2, 4}; !slices.Equal(got, want) {
 		t.Errorf("largestFirst(%v) = %v, want %v", sizes, got, want)
+	}
+}
+
+// TestMutatedFieldsShared: the attribute names assigned anywhere are read once per index, for
+// the project and every worker copied from it (prewarm's goroutines each read every tree
+// otherwise), and again after a reindex.
+func TestMutatedFieldsShared(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{filepath.Join(dir, "a.py"), filepath.Join(dir, "b.py")}
+	texts := []string{"import torch\nstate.should_save = True\ntorch.cuda.empty_cache()\n", "import torch\nclass S:\n    def f(self):\n        self.count += 1\n        torch.cuda.empty_cache()\n"}
+	for i, f := range files {
+		if err := os.WriteFile(f, []byte(texts[i]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := fixtureGraph(t, dir, files)
+	p := g.Project
+	w1, w2 := p.worker(), p.worker()
+	if got := w1.mutatedFields(); !got["should_save"] || !got["count"] || len(got) != 2 {
+		t.Fatalf("mutatedFields = %v", got)
+	}
+	if p.mutated.names == nil || w2.mutated.names == nil {
+		t.Error("a worker read the trees for itself: the project and the other worker did not get its names")
+	}
+	p.reindex()
+	if p.mutated.names != nil {
+		t.Error("reindex kept the names read before it")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -32,9 +33,11 @@ type project struct {
 	// the other way (absOf).
 	display, abs map[string]string
 	res          *pyparse.Result
-	// fields are the names class bodies declare (classFields), built on first use per index;
-	// mutated the attribute names assigned anywhere (`x.name = ...`, mutatedFields).
-	fields, mutated map[string]bool
+	// fields are the names class bodies declare (classFields), built on first use per index.
+	fields map[string]bool
+	// mutated are the attribute names assigned anywhere (`x.name = ...`, mutatedFields),
+	// built on first use per index, once for the project and the workers copied from it.
+	mutated *lazyNames
 	// fileFields are each file's share of fields, read once per file.
 	fileFields map[*pyparse.File][]string
 	// classes by simple name, across parsed files.
@@ -140,7 +143,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
-	p.fields, p.mutated = nil, nil
+	p.fields, p.mutated = nil, &lazyNames{}
 	p.classes = map[string][]classRef{}
 	if p.assigns == nil {
 		p.assigns = map[*pyparse.File]map[string]string{}
@@ -541,25 +544,10 @@ func (p *project) bindFuncAttributes(f *pyparse.File, cls *pyparse.Class) map[st
 }
 
 // selfAssignments calls visit with each `self.attr = value` (attr a plain name) in the own
-// bodies of cls's methods.
+// bodies of cls's methods (pyparse.Class.SelfAssigns: read once for the run).
 func selfAssignments(f *pyparse.File, cls *pyparse.Class, visit func(m *pyparse.Function, attr string, value *pyparse.Node)) {
-	for _, m := range cls.Methods {
-		m.Body.Walk(func(n *pyparse.Node) bool {
-			if n.Kind() == "function_definition" || n.Kind() == "class_definition" || n.Kind() == "lambda" {
-				return n == m.Body
-			}
-			if n.Kind() != "assignment" {
-				return true
-			}
-			l, r := n.ChildByField("left"), n.ChildByField("right")
-			if l == nil || r == nil || l.Kind() != "attribute" {
-				return true
-			}
-			if attr, ok := strings.CutPrefix(l.Text(f.Src), "self."); ok && !strings.Contains(attr, ".") {
-				visit(m, attr, r)
-			}
-			return true
-		})
+	for _, a := range cls.SelfAssigns(f.Src) {
+		visit(a.Method, a.Attr, a.Value)
 	}
 }
 
@@ -1829,21 +1817,30 @@ func (p *project) fieldsOf(f *pyparse.File) []string {
 // `self.flag += 1`), found once per index: a field assigned after construction is not fixed
 // by what the construction gave it.
 func (p *project) mutatedFields() map[string]bool {
-	if p.mutated != nil {
-		return p.mutated
+	if p.mutated == nil {
+		p.mutated = &lazyNames{}
 	}
-	p.mutated = map[string]bool{}
-	for _, f := range p.res.Files {
-		f.Root.Walk(func(n *pyparse.Node) bool {
-			if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
-				if l := n.ChildByField("left"); l != nil && l.Kind() == "attribute" {
-					if a := l.ChildByField("attribute"); a != nil {
-						p.mutated[a.Text(f.Src)] = true
+	l := p.mutated
+	l.once.Do(func() {
+		l.names = map[string]bool{}
+		for _, f := range p.res.Files {
+			f.Root.Walk(func(n *pyparse.Node) bool {
+				if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
+					if lhs := n.ChildByField("left"); lhs != nil && lhs.Kind() == "attribute" {
+						if a := lhs.ChildByField("attribute"); a != nil {
+							l.names[a.Text(f.Src)] = true
+						}
 					}
 				}
-			}
-			return true
-		})
-	}
-	return p.mutated
+				return true
+			})
+		}
+	})
+	return l.names
+}
+
+// lazyNames is a set of names built on first use, once, by whichever goroutine asks first.
+type lazyNames struct {
+	once  sync.Once
+	names map[string]bool
 }

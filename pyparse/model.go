@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -86,6 +87,46 @@ type Class struct {
 	Bases      []string
 	Decorators []*Node
 	Methods    map[string]*Function
+
+	selfOnce sync.Once
+	selfs    []SelfAssign
+}
+
+// SelfAssign is an assignment `self.attr = value` (attr a plain name) in the own body of
+// one of a class's methods.
+type SelfAssign struct {
+	Method *Function
+	Attr   string
+	Value  *Node
+}
+
+// SelfAssigns are the `self.attr = value` assignments in the own bodies of c's methods (not
+// in the functions, lambdas and classes defined in them), in src, c's file's text. They are
+// read once, on first use, for every reader: the analysis asks for them in each prefilter
+// round and on each goroutine.
+func (c *Class) SelfAssigns(src []byte) []SelfAssign {
+	c.selfOnce.Do(func() {
+		for _, m := range c.Methods {
+			m.Body.Walk(func(n *Node) bool {
+				switch n.Kind() {
+				case "function_definition", "class_definition", "lambda":
+					return n == m.Body
+				case "assignment":
+				default:
+					return true
+				}
+				l, r := n.ChildByField("left"), n.ChildByField("right")
+				if l == nil || r == nil || l.Kind() != "attribute" {
+					return true
+				}
+				if attr, ok := strings.CutPrefix(l.Text(src), "self."); ok && !strings.Contains(attr, ".") {
+					c.selfs = append(c.selfs, SelfAssign{Method: m, Attr: attr, Value: r})
+				}
+				return true
+			})
+		}
+	})
+	return c.selfs
 }
 
 // Call is one call expression.

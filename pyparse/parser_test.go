@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -490,6 +491,55 @@ func TestLineStarts(t *testing.T) {
 	for _, text := range texts {
 		if got, want := lineStarts([]byte(text)), slow([]byte(text)); !slices.Equal(got, want) {
 			t.Errorf("lineStarts(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestSelfAssigns: a class's `self.attr = value` in its methods' own bodies, read once for
+// every goroutine that asks.
+func TestSelfAssigns(t *testing.T) {
+	src := `class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt.lr = 1
+        self.clear = lambda: None
+        x = 1
+
+        def inner(self):
+            self.hidden = 2
+
+        class Nested:
+            def g(self):
+                self.also_hidden = 3
+
+    def step(self):
+        self.count = self.count + 1
+        fn = lambda self: setattr(self, "y", 1)
+`
+	f := parse(t, src)
+	cls := f.Classes[0]
+	var got []string
+	for _, a := range cls.SelfAssigns(f.Src) {
+		got = append(got, a.Method.Name+"."+a.Attr+"="+a.Value.Text(f.Src))
+	}
+	slices.Sort(got)
+	want := []string{"__init__.clear=lambda: None", "__init__.model=model", "step.count=self.count + 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("SelfAssigns = %q, want %q", got, want)
+	}
+	var wg sync.WaitGroup
+	firsts := make([]*SelfAssign, 8)
+	for i := range firsts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			firsts[i] = &cls.SelfAssigns(f.Src)[0]
+		}()
+	}
+	wg.Wait()
+	for _, p := range firsts {
+		if p != firsts[0] {
+			t.Fatal("SelfAssigns read again: each caller got a list of its own")
 		}
 	}
 }
