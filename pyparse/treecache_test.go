@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -349,10 +350,14 @@ func FuzzDecodeTree(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	// The fuzzed bytes are an entry's body: the checksum is added to whatever they are, so
+	// that the decoder behind it is what gets fuzzed (TestTreeChecksum holds the checksum).
 	good := EncodeTree(parsed)
-	f.Add(good)
-	f.Add(good[:len(good)/2])
+	body := good[:len(good)-4]
+	f.Add(body)
+	f.Add(body[:len(body)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
+		data = binary.BigEndian.AppendUint32(slices.Clip(data), crc32.Checksum(data, treeCRC))
 		got, err := DecodeTree("t.py", src, data)
 		if err != nil {
 			return
@@ -373,4 +378,32 @@ func FuzzDecodeTree(f *testing.F) {
 			t.Fatalf("walked %d nodes of %d", seen, count)
 		}
 	})
+}
+
+// TestTreeChecksum: a kept tree with any one bit flipped is refused (parsed again), never
+// decoded into another tree of the text.
+func TestTreeChecksum(t *testing.T) {
+	src := []byte("import torch\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        torch.cuda.empty_cache()\n")
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	parsed, err := p.Parse(context.Background(), "t.py", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := EncodeTree(parsed)
+	if _, err := DecodeTree("t.py", src, good); err != nil {
+		t.Fatalf("the tree as encoded: %v", err)
+	}
+	for i := range good {
+		for bit := range 8 {
+			bad := slices.Clone(good)
+			bad[i] ^= 1 << bit
+			if _, err := DecodeTree("t.py", src, bad); err == nil {
+				t.Fatalf("bit %d of byte %d (of %d) flipped: the tree decoded", bit, i, len(good))
+			}
+		}
+	}
 }

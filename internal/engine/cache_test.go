@@ -294,6 +294,36 @@ func TestCacheBadEntries(t *testing.T) {
 	}
 }
 
+// TestCacheBitFlips: an entry with one bit flipped anywhere (format, lengths, head, call
+// records, checksums) is a miss for a run that reads it whole (`calls`), never taken for
+// another analysis; the run shows what the analysis finds.
+func TestCacheBitFlips(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cache := t.TempDir()
+	_, want := runCached(t, "", []string{dir}, dir)
+	runCached(t, cache, []string{dir}, dir)
+	entries, _ := filepath.Glob(filepath.Join(cache, "*.bin"))
+	if len(entries) != 1 {
+		t.Fatalf("entries %v", entries)
+	}
+	good, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(good); i += 5 {
+		bad := append([]byte(nil), good...)
+		bad[i] ^= 1 << (i % 8)
+		if err := os.WriteFile(entries[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, got := runCached(t, cache, []string{dir}, dir)
+		if res.Stats.Cached || got != want {
+			t.Fatalf("bit %d of byte %d (of %d) flipped: cached %v, result differs %v", i%8, i, len(good), res.Stats.Cached, got != want)
+		}
+	}
+}
+
 // TestCacheConcurrentRuns: runs sharing a cache folder at once all see the right result and
 // leave a readable entry.
 func TestCacheConcurrentRuns(t *testing.T) {
