@@ -383,16 +383,8 @@ func FuzzDecodeTree(f *testing.F) {
 // TestTreeChecksum: a kept tree with any one bit flipped is refused (parsed again), never
 // decoded into another tree of the text.
 func TestTreeChecksum(t *testing.T) {
-	src := []byte("import torch\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        torch.cuda.empty_cache()\n")
-	p, err := NewParser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	parsed, err := p.Parse(context.Background(), "t.py", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	parsed := parse(t, "import torch\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        torch.cuda.empty_cache()\n")
+	src := parsed.Src
 	good := EncodeTree(parsed)
 	if _, err := DecodeTree("t.py", src, good); err != nil {
 		t.Fatalf("the tree as encoded: %v", err)
