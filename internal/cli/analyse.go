@@ -194,10 +194,14 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 		}
 		st := res.Stats
 		fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
-		if st.Cached {
+		switch {
+		case st.Cached && st.Reread > 0:
+			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, no change that matters since the analysis in %s (%d parsed; %d file(s) read again: changed in nothing the analysis read of them), %s\n",
+				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Reread, st.Elapsed.Round(time.Millisecond))
+		case st.Cached:
 			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, none changed since the analysis in %s (%d parsed), %s\n",
 				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Elapsed.Round(time.Millisecond))
-		} else {
+		default:
 			reused, unread := "", ""
 			if st.Reused > 0 {
 				reused = fmt.Sprintf(" (%d of them from trees kept in %s)", st.Reused, st.CacheDir)

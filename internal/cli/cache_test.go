@@ -27,7 +27,7 @@ func TestCacheFlags(t *testing.T) {
 		}
 		return res
 	}
-	cached := func(r result) bool { return strings.Contains(string(r.stderr), "none changed since the analysis in") }
+	cached := func(r result) bool { return strings.Contains(string(r.stderr), "since the analysis in") }
 	exists := func(p string) bool {
 		_, err := os.Stat(filepath.Join(dir, p))
 		return err == nil
@@ -43,6 +43,15 @@ func TestCacheFlags(t *testing.T) {
 	}
 	if one := run(nil, "pkg/train.py"); !cached(one) || !strings.Contains(string(one.stdout), "pkg/train.py:9:9: CL001") {
 		t.Errorf("one file: cached %v\n%s%s", cached(one), one.stdout, one.stderr)
+	}
+	// A file edited that matters to nothing: served from the entry, and --verbose says it
+	// was read again rather than that nothing changed.
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "__init__.py"), []byte("VERSION = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(nil, "pkg/__init__.py"); !cached(r) || !strings.Contains(string(r.stderr), "no change that matters since the analysis in") ||
+		!strings.Contains(string(r.stderr), "file(s) read again") {
+		t.Errorf("a file that matters to nothing edited: cached %v\n%s", cached(r), r.stderr)
 	}
 
 	if err := os.RemoveAll(filepath.Join(dir, ".cachelint_cache")); err != nil {

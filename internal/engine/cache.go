@@ -97,6 +97,9 @@ type resultCache struct {
 	statOK []bool
 	// kept marks the paths whose signatures were read from the store, their stamps holding.
 	kept []bool
+	// reread is how many files load read again and found changed (or touched) in nothing
+	// the entry's analysis read of them.
+	reread int
 }
 
 // openCache names the entry of this run and takes every file's stamp.
@@ -255,13 +258,12 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 	}
 	// Files touched but unchanged: record their new times, so that the next run need not
 	// read them again.
-	refreshed := false
 	stale.Range(func(k, v any) bool {
 		e.Files[k.(string)] = rc.settle(v.(fileStamp))
-		refreshed = true
+		rc.reread++
 		return true
 	})
-	if refreshed && readRecords() {
+	if rc.reread > 0 && readRecords() {
 		_ = rc.write(e, records)
 	}
 	return e.A

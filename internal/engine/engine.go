@@ -112,7 +112,10 @@ type Stats struct {
 	Unread  int
 	Elapsed time.Duration
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
+	// Reread is how many files such a run read again because their size or time changed,
+	// and found changed in nothing the analysis read of them (or not at all).
 	Cached bool
+	Reread int
 	// CacheDir is the cache folder read or written ("" without a cache).
 	CacheDir string
 }
@@ -289,7 +292,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	} else {
-		out.Stats.Cached = true
+		out.Stats.Cached, out.Stats.Reread = true, cache.reread
 	}
 
 	rep := pr.findings(opts.Rules)
