@@ -86,6 +86,9 @@ type project struct {
 	// of the round (lookupClass).
 	missed       map[classMiss]int
 	classLookups map[classLookup]keptLookup
+	// moduleSearches are the round's searches of a parsed module for a class name with a
+	// given depth left (searchModule), kept across lookups.
+	moduleSearches map[moduleSearch]keptLookup
 	// probes are what the call being resolved read of the parsed files, while recording
 	// (probes.go); cacheProbes what computing each cached answer read.
 	probes      []probe
@@ -222,6 +225,7 @@ func (p *project) newCaches() {
 	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
 	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
 	p.classLookups = map[classLookup]keptLookup{}
+	p.moduleSearches = map[moduleSearch]keptLookup{}
 	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
@@ -1393,30 +1397,44 @@ func (p *project) classIn(f *pyparse.File, name string) *classRef {
 // lookup puts modules on the want list. A lookup kept while nothing recorded what it read is
 // done again for a call that records.
 func (p *project) lookupClass(f *pyparse.File, dotted string) *classRef {
-	key := classLookup{f, dotted}
-	if !p.wantClasses {
-		if v, done := p.classLookups[key]; done && (v.recorded || !p.recording) {
-			p.cachedProbes(probeKey{tableClassLookups, f, dotted})
-			return v.cr
-		}
+	find := func() *classRef { return p.findClass(f, dotted, 0) }
+	if p.wantClasses {
+		return p.searchFresh(find)
+	}
+	return keptSearch(p, &p.classLookups, classLookup{f, dotted}, probeKey{tableClassLookups, f, dotted}, find)
+}
+
+// keptSearch serves a class search the round kept in *kept under key, with the probes it
+// read replayed (pk names them), or runs find (searchFresh) and keeps its answer, and when
+// recording what it read. A search kept while nothing recorded is run again for a caller
+// that records.
+func keptSearch[K comparable](p *project, kept *map[K]keptLookup, key K, pk probeKey, find func() *classRef) *classRef {
+	if v, done := (*kept)[key]; done && (v.recorded || !p.recording) {
+		p.cachedProbes(pk)
+		return v.cr
 	}
 	var keep func()
-	if !p.wantClasses && p.recording {
-		keep = p.computing(probeKey{tableClassLookups, f, dotted})
+	if p.recording {
+		keep = p.computing(pk)
 	}
+	cr := p.searchFresh(find)
+	if *kept == nil {
+		*kept = map[K]keptLookup{}
+	}
+	(*kept)[key] = keptLookup{cr, keep != nil}
+	if keep != nil {
+		keep()
+	}
+	return cr
+}
+
+// searchFresh runs find with no modules known missed: what it reads is then all it depends
+// on, and what it learns missed is its own.
+func (p *project) searchFresh(find func() *classRef) *classRef {
 	outer := p.missed
 	p.missed = nil
-	cr := p.findClass(f, dotted, 0)
+	cr := find()
 	p.missed = outer
-	if !p.wantClasses {
-		if p.classLookups == nil {
-			p.classLookups = map[classLookup]keptLookup{}
-		}
-		p.classLookups[key] = keptLookup{cr, keep != nil}
-		if keep != nil {
-			keep()
-		}
-	}
 	return cr
 }
 
@@ -1502,7 +1520,7 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 	if d, ok := p.missed[key]; ok && d <= depth {
 		return nil
 	}
-	cr := p.findClass(t, name, depth)
+	cr := p.searchModule(t, name, depth)
 	if cr == nil {
 		if p.missed == nil {
 			p.missed = map[classMiss]int{}
@@ -1512,6 +1530,28 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 		}
 	}
 	return cr
+}
+
+// searchModule is findClass(t, name, depth) for a module a lookup reached, kept for the
+// round: in packages that star-import their modules and each other the lookups of many
+// files reach the same modules with the same depth left (bench/gen_star.py: each of 404
+// modules' 13 receivers walked the whole closure again). What the search read is replayed
+// on a hit, as for a kept lookup; so that it is all of it, the search starts with no modules
+// known missed (one known missed from elsewhere would be skipped, and its probes not
+// recorded with this search). Not while a lookup puts modules on the want list.
+func (p *project) searchModule(t *pyparse.File, name string, depth int) *classRef {
+	if p.wantClasses {
+		return p.findClass(t, name, depth)
+	}
+	key := moduleSearch{t, name, depth}
+	return keptSearch(p, &p.moduleSearches, key, probeKey{tableModuleSearches, key, ""}, func() *classRef { return p.findClass(t, name, depth) })
+}
+
+// moduleSearch is a parsed module searched for a class name with a depth left.
+type moduleSearch struct {
+	file  *pyparse.File
+	name  string
+	depth int
 }
 
 // classForMethod looks up the class of a `Class.method(...)` call. When the receiver is spelt

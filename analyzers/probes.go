@@ -102,6 +102,7 @@ const (
 	tableAttrClasses
 	tableLocalRefs
 	tableClassLookups
+	tableModuleSearches
 )
 
 // note records a probe while recording.

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -13,6 +14,12 @@ import (
 
 // starProject writes files (slash paths) under a temporary directory and parses them all.
 func starProject(t *testing.T, files map[string]string) (*project, map[string]*pyparse.File) {
+	t.Helper()
+	return starProjectMatching(t, files, []string{""})
+}
+
+// starProjectMatching is starProject parsing only the files that mention one of needles.
+func starProjectMatching(t *testing.T, files map[string]string, needles []string) (*project, map[string]*pyparse.File) {
 	t.Helper()
 	dir := t.TempDir()
 	var paths []string
@@ -27,7 +34,7 @@ func starProject(t *testing.T, files map[string]string) (*project, map[string]*p
 		paths = append(paths, p)
 	}
 	res := pyparse.NewResult(paths, os.ReadFile, token.NewFileSet(), 1)
-	if err := res.ParseMatching(context.Background(), []string{""}); err != nil {
+	if err := res.ParseMatching(context.Background(), needles); err != nil {
 		t.Fatal(err)
 	}
 	proj := newProject(dir, paths, res)
@@ -115,5 +122,55 @@ func TestClassLookupThroughStarImports(t *testing.T) {
 	// A class of the last level is found: the memo keeps what was searched in vain only.
 	if cr := proj.lookupClass(byName["train.py"], "C63"); cr == nil || cr.file != byName["pkg/l6m3.py"] {
 		t.Errorf("C63 (last level) found as %+v", cr)
+	}
+}
+
+// TestModuleSearchesKept: the round keeps each search of a module for a name at a depth
+// left, across lookups: a second file whose lookup reaches the same modules reads only its
+// own way in (fails when searches are not kept: it looks up pkg/u.py and pkg/gone.py again), and a search
+// served from what was kept brings the probes it read, also those of a module that the
+// first lookup had already searched in vain by another way (fails, the unparsed module's
+// probe missing, when a kept search starts from the lookup's modules known missed).
+func TestModuleSearchesKept(t *testing.T) {
+	files := map[string]string{
+		"train.py":         "from pkg import *\nmarker = 1\n",
+		"other.py":         "from pkg2 import *\nmarker = 1\n",
+		"pkg/__init__.py":  "from .u import *\nfrom .t import *\nmarker = 1\n",
+		"pkg/u.py":         "from .gone import *\nmarker = 1\n",
+		"pkg/t.py":         "from .u import *\nmarker = 1\n",
+		"pkg/gone.py":      "class Missing:\n    pass\n",
+		"pkg2/__init__.py": "from pkg.t import *\nmarker = 1\n",
+	}
+	// gone.py names no needle: it stays unparsed, and a search reaching it reads that.
+	proj, byName := starProjectMatching(t, files, []string{"marker"})
+	if byName["pkg/gone.py"] != nil || byName["pkg/t.py"] == nil {
+		t.Fatalf("parsed %d files; want all but pkg/gone.py", len(byName))
+	}
+	const gone = "pkg/gone.py"
+	readsGone := func(probes []probe) bool {
+		for _, pr := range probes {
+			if pr.kind == probeParsed && !pr.found && strings.HasSuffix(pr.name, gone) {
+				return true
+			}
+		}
+		return false
+	}
+	proj.recording, proj.probes = true, nil
+	if cr := proj.lookupClass(byName["train.py"], "Missing"); cr != nil || !readsGone(proj.probes) {
+		t.Fatalf("train.py's lookup: found %+v, read %s %v", cr, gone, readsGone(proj.probes))
+	}
+	reads := 0
+	testHookParsedFile = func(string) { reads++ }
+	defer func() { testHookParsedFile = nil }()
+	proj.probes = nil
+	if cr := proj.lookupClass(byName["other.py"], "Missing"); cr != nil {
+		t.Fatalf("other.py's lookup found %+v", cr)
+	}
+	proj.recording = false
+	if reads != 2 {
+		t.Errorf("other.py's lookup read %d modules, want 2 (pkg2 and pkg/t.py, whose search is kept)", reads)
+	}
+	if !readsGone(proj.probes) {
+		t.Errorf("other.py's lookup, served pkg/t.py's kept search, did not read %s: its probes %v", gone, proj.probes)
 	}
 }
