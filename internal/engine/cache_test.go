@@ -14,6 +14,9 @@ import (
 	"github.com/cachelint/cachelint/internal/engine"
 )
 
+// trainText is cacheProject's train.py: a training loop that calls the helper.
+const trainText = "from pkg.memory import free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free_gpu()\n"
+
 // cacheProject writes a small project: a helper that empties the cache, a training loop
 // that calls it, and files that matter to nothing.
 func cacheProject(t *testing.T) string {
@@ -22,7 +25,7 @@ func cacheProject(t *testing.T) string {
 	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
 	write(t, dir, "pkg/__init__.py", "")
 	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-	write(t, dir, "train.py", "from pkg.memory import free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free_gpu()\n")
+	write(t, dir, "train.py", trainText)
 	write(t, dir, "model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n")
 	return dir
 }
@@ -294,6 +297,58 @@ func TestCacheBadEntries(t *testing.T) {
 	}
 }
 
+// TestCacheRewriteWhenWorthIt: a run served from the cache after reading changed files
+// again records their new times only when that spares the next run more reading than
+// writing the entry costs: not for one small file, yes for a large one (and never for a
+// time too recent to trust).
+func TestCacheRewriteWhenWorthIt(t *testing.T) {
+	dir := cacheProject(t)
+	write(t, dir, "data.py", strings.Repeat("ROWS = [1, 2, 3]\n", 4000))
+	age(t, dir)
+	cache := t.TempDir()
+	runCached(t, cache, []string{dir}, dir)
+	entries, _ := filepath.Glob(filepath.Join(cache, "*.bin"))
+	if len(entries) != 1 {
+		t.Fatalf("entries %v", entries)
+	}
+	stamp := func() time.Time {
+		fi, err := os.Stat(entries[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime()
+	}
+	long := time.Now().Add(-3 * time.Hour)
+	if err := os.Chtimes(entries[0], long, long); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		file      string
+		reread    int // files read again by the run
+		rewritten bool
+	}{
+		{"model.py", 1, false}, // 88 bytes: read again next time
+		{"data.py", 2, true},   // 68 KB: worth the entry's few (model.py's time goes with it)
+	}
+	for i, s := range steps {
+		then := time.Now().Add(-time.Duration(30+i) * time.Minute)
+		if err := os.Chtimes(filepath.Join(dir, s.file), then, then); err != nil {
+			t.Fatal(err)
+		}
+		res, _ := runCached(t, cache, []string{dir}, dir)
+		if !res.Stats.Cached || res.Stats.Reread != s.reread {
+			t.Fatalf("%s touched: cached %v, %d file(s) read again, want %d", s.file, res.Stats.Cached, res.Stats.Reread, s.reread)
+		}
+		if got := !stamp().Equal(long); got != s.rewritten {
+			t.Errorf("%s touched: entry rewritten %v, want %v", s.file, got, s.rewritten)
+		}
+	}
+	// Both new times are recorded: the next run reads neither again.
+	if res, _ := runCached(t, cache, []string{dir}, dir); !res.Stats.Cached || res.Stats.Reread != 0 {
+		t.Errorf("after the rewrite: cached %v, %d file(s) read again, want none", res.Stats.Cached, res.Stats.Reread)
+	}
+}
+
 // TestCacheBitFlips: an entry with one bit flipped anywhere (format, lengths, head, call
 // records, checksums) is a miss for a run that reads it whole (`calls`), never taken for
 // another analysis; the run shows what the analysis finds.
@@ -371,9 +426,9 @@ func TestCacheConcurrentRuns(t *testing.T) {
 	if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
 		t.Fatal(err)
 	}
-	write(t, dir, "model.py", "x = 2\n") // nothing that matters: the hit re-stamps and writes
-	if res, _ := runCached(t, cache, []string{dir}, dir); !res.Stats.Cached {
-		t.Error("a change that matters to nothing missed the cache")
+	write(t, dir, "train.py", "# edited\n"+trainText) // a change that matters: the entry is written again
+	if res, _ := runCached(t, cache, []string{dir}, dir); res.Stats.Cached {
+		t.Error("a change to a parsed file was served from the cache")
 	}
 	if _, err := os.Stat(old); err == nil {
 		t.Error("an hour-old temporary file was left")
