@@ -112,9 +112,11 @@ func TestCacheSameResult(t *testing.T) {
 
 // TestCacheCallsOnlyWhenAsked: a run that does not ask for the call records (`check`) is
 // served from the entry's head alone; one that does (`calls`) gets them from the same
-// entry, also after a run without them rewrote it (a file touched but unchanged).
+// entry, also after a run without them rewrote it (a large file touched but unchanged: the
+// records are copied as they were).
 func TestCacheCallsOnlyWhenAsked(t *testing.T) {
 	dir := cacheProject(t)
+	write(t, dir, "data.py", strings.Repeat("ROWS = [1, 2, 3]\n", 4000))
 	age(t, dir)
 	cache := t.TempDir()
 	_, want := runCached(t, "", []string{dir}, dir)
@@ -133,12 +135,20 @@ func TestCacheCallsOnlyWhenAsked(t *testing.T) {
 	if res := run(false); !res.Stats.Cached || res.Calls != nil || len(res.Report.Findings) == 0 {
 		t.Fatalf("warm run without calls: cached %v, %d calls, %d findings", res.Stats.Cached, len(res.Calls), len(res.Report.Findings))
 	}
-	now := time.Now()
-	if err := os.Chtimes(filepath.Join(dir, "train.py"), now, now); err != nil {
+	entries, _ := filepath.Glob(filepath.Join(cache, "*.bin"))
+	before, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-30 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "data.py"), then, then); err != nil {
 		t.Fatal(err)
 	}
 	if res := run(false); !res.Stats.Cached {
 		t.Fatal("a touched, unchanged file should still be served from the cache")
+	}
+	if after, err := os.ReadFile(entries[0]); err != nil || string(after) == string(before) {
+		t.Fatalf("the entry was not rewritten with data.py's new time (err %v)", err)
 	}
 	res := run(true)
 	if got := shown(t, res); !res.Stats.Cached || got != want {
