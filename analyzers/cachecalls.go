@@ -3,14 +3,12 @@ package analyzers
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -405,7 +403,7 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 		workers[w].probeCache = memo.caches[w]
 	}
 	order := largestFirst(len(files), func(i int) int { return len(files[i].Calls) + len(files[i].Entered) })
-	inParallel(len(files), jobs, func(w, k int) {
+	parallel.For(len(files), jobs, func(w, k int) {
 		i := order[k]
 		out[i] = workers[w].graphOf(files[i], memo.files[files[i]], extra, memo)
 	})
@@ -426,39 +424,6 @@ func largestFirst(n int, size func(i int) int) []int {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
 	return order
-}
-
-// inParallel runs work(w, i) for every i < n on jobs goroutines, each taking the next i (w is
-// the goroutine's own number, below jobs). A panic in one, a bug, would end the process: it
-// is caught there, the others take no more, and it is raised again in the caller with the
-// goroutine's stack, where the driver reports it as an internal error.
-func inParallel(n, jobs int, work func(w, i int)) {
-	var next atomic.Int64
-	var failure atomic.Value
-	var wg sync.WaitGroup
-	for w := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					failure.CompareAndSwap(nil, fmt.Sprintf("%v\n%s", v, debug.Stack()))
-					next.Store(int64(n))
-				}
-			}()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				work(w, i)
-			}
-		}()
-	}
-	wg.Wait()
-	if v := failure.Load(); v != nil {
-		panic(v)
-	}
 }
 
 // graphOf finds what f's calls contribute to the graph: each call as the last round

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
 )
@@ -368,7 +369,7 @@ func (a *classifier) prewarm(jobs int) {
 	// left open); follow reads the rest again, and reports the failure as it does for any.
 	// What it read before is kept: a context or pattern is stored only once read through.
 	failed := make([]bool, jobs)
-	inParallel(len(files), jobs, func(w, k int) {
+	parallel.For(len(files), jobs, func(w, k int) {
 		if failed[w] {
 			return
 		}

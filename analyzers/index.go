@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -172,7 +173,7 @@ func (p *project) reindex() {
 	}
 	if jobs = min(jobs, len(fresh)/filesPerJob); jobs > 1 {
 		order := largestFirst(len(fresh), func(i int) int { return len(fresh[i].Src) })
-		inParallel(len(fresh), jobs, func(w, k int) { read(w, order[k]) })
+		parallel.For(len(fresh), jobs, func(w, k int) { read(w, order[k]) })
 	} else {
 		for i := range fresh {
 			read(0, i)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
 )
@@ -57,7 +58,7 @@ func runOOMHandler(pass *driver.Pass) (any, error) {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	inParallel(len(files), max(1, min(jobs, len(files)/filesPerJob)), func(_, i int) {
+	parallel.For(len(files), max(1, min(jobs, len(files)/filesPerJob)), func(_, i int) {
 		if !bytes.Contains(files[i].Src, []byte("except")) {
 			return
 		}

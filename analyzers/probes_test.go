@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -167,30 +166,6 @@ func TestGraphInParallel(t *testing.T) {
 			t.Errorf("%s: wanted by one goroutine\n%s\nby four\n%s", dir, wants[0], wants[1])
 		}
 	}
-}
-
-// TestInParallel: every index is worked on once, and a panic in a goroutine is raised again
-// in the caller (with the goroutine's stack) instead of ending the process.
-func TestInParallel(t *testing.T) {
-	done := make([]atomic.Int32, 1000)
-	inParallel(len(done), 4, func(_, i int) { done[i].Add(1) })
-	for i := range done {
-		if n := done[i].Load(); n != 1 {
-			t.Fatalf("index %d worked on %d times", i, n)
-		}
-	}
-	defer func() {
-		v := recover()
-		if s := fmt.Sprint(v); !strings.Contains(s, "index 500 is broken") || !strings.Contains(s, "goroutine") {
-			t.Errorf("panic in the caller = %v, want the goroutine's panic with its stack", v)
-		}
-	}()
-	inParallel(1000, 4, func(_, i int) {
-		if i == 500 {
-			panic("index 500 is broken")
-		}
-	})
-	t.Error("inParallel returned although a goroutine panicked")
 }
 
 // TestProbeTable: a call's probes are kept as the number of their set, each probe once and

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cachelint/cachelint/internal/parallel"
 )
 
 // Result is the parsed project: the files in scope, parsed as far as the prefilter lets
@@ -87,7 +89,7 @@ func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
 	}
 	paths := r.pending
 	results := make([]scanned, len(paths))
-	forEach(len(paths), jobs, func(i int) {
+	parallel.For(len(paths), jobs, func(_, i int) {
 		if ctx.Err() != nil {
 			results[i] = scanned{path: paths[i], sig: r.sigs[paths[i]]}
 			return
@@ -178,26 +180,6 @@ type scanned struct {
 	src  []byte
 	file *File
 	fail *Failure
-}
-
-// forEach runs fn(i) for every i < n on jobs goroutines.
-func forEach(n, jobs int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < jobs && w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // ParseFiles parses the named files that are still pending, whatever they mention: a module

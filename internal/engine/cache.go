@@ -15,12 +15,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/internal/report"
 )
 
@@ -137,26 +137,7 @@ func (rc *resultCache) keyOf(version string) string {
 
 // each runs fn for every path index on the run's workers.
 func (rc *resultCache) each(fn func(i int)) {
-	jobs := rc.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, 256)
-	for range min(jobs, max(1, len(rc.paths))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range rc.paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(rc.paths), rc.jobs, func(_, i int) { fn(i) })
 }
 
 // load returns the cached analysis when it still holds, nil otherwise. A missing,
