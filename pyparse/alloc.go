@@ -5,12 +5,7 @@ package pyparse
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-// Declared here rather than through tree-sitter's header: the symbol is compiled into the
-// binary by go-tree-sitter's own cgo package.
-void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t), void *(*)(void *, size_t), void (*)(void *));
-static void cachelint_use_libc_allocator(void) {
-	ts_set_allocator(malloc, calloc, realloc, free);
-}
+#include "arena.h"
 static void cachelint_release_freed(void) {
 #ifdef __GLIBC__
 	malloc_trim(0);
@@ -23,14 +18,13 @@ import "sync"
 
 var allocOnce sync.Once
 
-// useLibcAllocator points tree-sitter straight at libc's allocator. go-tree-sitter v0.25.0
-// routes every tree-sitter malloc/free through an exported Go callback (a cgo round trip per
-// allocation). Measured on this project's 2-core machine, BenchmarkParse (the example
-// training script repeated to 236 KB, parse plus model), 5 interleaved runs of 30 each:
-// median 130.6 ms/op with this shim, 149.2 ms/op without it (12% less time per parse).
-// go-tree-sitter frees tree-sitter memory through C.free too, so the allocators never mix.
-func useLibcAllocator() {
-	allocOnce.Do(func() { C.cachelint_use_libc_allocator() })
+// installAllocator points tree-sitter at arena.c's allocator: a parse allocates from its
+// parser's arena, everything else from libc. go-tree-sitter v0.25.0 would route every
+// tree-sitter malloc/free through an exported Go callback (a cgo round trip per allocation:
+// 12% of a parse, BenchmarkParse), and it frees tree-sitter memory through C.free, which
+// holds for whatever it allocates outside a parse.
+func installAllocator() {
+	allocOnce.Do(func() { C.cl_arena_install() })
 }
 
 // releaseFreed hands the memory of the trees tree-sitter has freed back to the system.

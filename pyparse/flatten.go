@@ -7,6 +7,8 @@ package pyparse
 #include <stdlib.h>
 #include <time.h>
 
+#include "arena.h"
+
 // Mirrors of tree-sitter 0.25's public structs (tree_sitter/api.h); the functions below are
 // compiled into the binary by go-tree-sitter's cgo package. TestFlattenMatchesCursorWalk and
 // TestParseMatchesBinding guard the layouts against a version bump.
@@ -37,9 +39,11 @@ typedef struct {
 } cl_input;
 typedef struct { void *payload; uint32_t current_byte_offset; bool has_error; } cl_parse_state;
 typedef struct { void *payload; bool (*progress_callback)(cl_parse_state *state); } cl_parse_options;
+void *ts_parser_new(void);
+bool ts_parser_set_language(void *parser, const void *language);
+void ts_parser_delete(void *parser);
 void *ts_parser_parse_with_options(void *parser, const void *old_tree, cl_input input, cl_parse_options options);
 cl_node ts_tree_root_node(const void *tree);
-void ts_tree_delete(void *tree);
 
 // cl_text is the text being parsed: tree-sitter reads it in place. (go-tree-sitter's
 // ParseWithOptions calls back into Go for each read, which copies the rest of the file
@@ -66,7 +70,7 @@ static bool cl_progress(cl_parse_state *s) {
 
 // cachelint_parse parses text with parser within budget_ns, or until *cancel is set; it
 // returns the tree (NULL when cut short), whose root is in *root.
-static void *cachelint_parse(void *parser, const char *text, uint32_t len, int64_t budget_ns, const volatile int32_t *cancel, cl_node *root) {
+static void *cachelint_parse(cl_arena *arena, const void *language, const char *text, uint32_t len, int64_t budget_ns, const volatile int32_t *cancel, cl_node *root) {
 	cl_text t = {len ? text : "", len};
 	cl_budget b;
 	clock_gettime(CLOCK_MONOTONIC, &b.deadline);
@@ -76,7 +80,16 @@ static void *cachelint_parse(void *parser, const char *text, uint32_t len, int64
 	b.cancel = cancel;
 	cl_input in = {&t, cl_read, 0, NULL};
 	cl_parse_options o = {&b, cl_progress};
-	void *tree = ts_parser_parse_with_options(parser, NULL, in, o);
+	// Everything the parse allocates, the parser included, is in the arena (arena.c): the
+	// parser is deleted here, the tree when the arena is reset.
+	cl_arena_enter(arena);
+	void *parser = ts_parser_new();
+	void *tree = NULL;
+	if (ts_parser_set_language(parser, language)) {
+		tree = ts_parser_parse_with_options(parser, NULL, in, o);
+	}
+	ts_parser_delete(parser);
+	cl_arena_leave();
 	if (tree) *root = ts_tree_root_node(tree);
 	return tree;
 }
@@ -153,6 +166,19 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
+// arena is where a parser's parses allocate (arena.c), one file at a time.
+type arena struct{ p *C.cl_arena }
+
+func newArena() arena { return arena{C.cl_arena_new()} }
+
+func (a arena) free() { C.cl_arena_delete(a.p) }
+
+// bytes is how much memory the arena holds.
+func (a arena) bytes() int { return int(C.cl_arena_bytes(a.p)) }
+
+// language is tree-sitter-python's TSLanguage (C memory), set by loadLanguage.
+var language unsafe.Pointer
+
 // cancelFlag is a flag in C memory that ends a parse when set (cl_budget.cancel).
 type cancelFlag struct{ p *C.int32_t }
 
@@ -166,21 +192,19 @@ func (c cancelFlag) store(v int32) { atomic.StoreInt32((*int32)(unsafe.Pointer(c
 
 func (c cancelFlag) free() { C.free(unsafe.Pointer(c.p)) }
 
-// parseTree parses text with parser, reading it in place, and copies the tree (nil when
-// the budget ran out or cancel was set first).
-func parseTree(parser *sitter.Parser, text []byte, budget time.Duration, cancel cancelFlag, f *File, sc *scratch) *Node {
+// parseTree parses text in arena, reading it in place, and copies the tree (nil when the
+// budget ran out or cancel was set first). The arena is reset afterwards: the tree is gone.
+func parseTree(a arena, text []byte, budget time.Duration, cancel cancelFlag, f *File, sc *scratch) *Node {
 	var ptr *C.char
 	if len(text) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(&text[0]))
 	}
 	var root C.cl_node
-	// A sitter.Parser's only field is the C TSParser.
-	raw := *(*unsafe.Pointer)(unsafe.Pointer(parser))
-	tree := C.cachelint_parse(raw, ptr, C.uint32_t(len(text)), C.int64_t(budget), cancel.p, &root) //nolint:gocritic // cgo's own pointer checks, not this line, compare a value with itself
+	defer C.cl_arena_reset(a.p)
+	tree := C.cachelint_parse(a.p, language, ptr, C.uint32_t(len(text)), C.int64_t(budget), cancel.p, &root) //nolint:gocritic // cgo's own pointer checks, not this line, compare a value with itself
 	if tree == nil {
 		return nil
 	}
-	defer C.ts_tree_delete(tree)
 	return flatten(&root, f, sc)
 }
 

@@ -30,6 +30,7 @@ func Budget(size int) time.Duration {
 var (
 	langOnce sync.Once
 	lang     *sitter.Language
+	langErr  error
 	// Symbol and field names, read once: looking a name up through cgo for every node was
 	// most of the cost of copying a tree.
 	kindNames  []string
@@ -40,8 +41,14 @@ var (
 // loadLanguage reads the grammar handle and its symbol and field names once per process.
 func loadLanguage() {
 	langOnce.Do(func() {
-		useLibcAllocator()
-		lang = sitter.NewLanguage(python.Language())
+		installAllocator()
+		language = python.Language()
+		lang = sitter.NewLanguage(language)
+		// Each parse makes its parser (parseTree); one made here tells a grammar the
+		// library cannot load once, as an error of NewParser.
+		p := sitter.NewParser()
+		langErr = p.SetLanguage(lang)
+		p.Close()
 		n := lang.NodeKindCount()
 		kindNames, punct = make([]string, n), make([]bool, n)
 		for id := range n {
@@ -67,7 +74,7 @@ func loadLanguage() {
 
 // Parser parses Python files. It is not safe for concurrent use: give each worker its own.
 type Parser struct {
-	p      *sitter.Parser
+	arena  arena
 	sc     *scratch
 	cancel cancelFlag
 	// Timeout, when set, replaces the file's Budget.
@@ -77,12 +84,10 @@ type Parser struct {
 // NewParser returns a parser; Close it when done.
 func NewParser() (*Parser, error) {
 	loadLanguage()
-	p := sitter.NewParser()
-	if err := p.SetLanguage(lang); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("set python language: %w", err)
+	if langErr != nil {
+		return nil, fmt.Errorf("set python language: %w", langErr)
 	}
-	return &Parser{p: p, sc: scratches.Get().(*scratch), cancel: newCancelFlag()}, nil
+	return &Parser{arena: newArena(), sc: scratches.Get().(*scratch), cancel: newCancelFlag()}, nil
 }
 
 // scratches keeps flatten's buffers from one parser to the next: a run makes a parser per
@@ -90,11 +95,11 @@ func NewParser() (*Parser, error) {
 // largest file (unsloth: 56 of the 720 MB a cold run allocated).
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
-// Close releases the tree-sitter parser.
+// Close releases the parser's memory.
 func (p *Parser) Close() {
-	if p.p != nil {
-		p.p.Close()
-		p.p = nil
+	if p.arena.p != nil {
+		p.arena.free()
+		p.arena.p = nil
 	}
 	if p.sc != nil {
 		scratches.Put(p.sc)
@@ -130,12 +135,11 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 	set := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() { p.cancel.store(1); close(set) })
 	f := &File{Path: path, Src: src}
-	f.Root = parseTree(p.p, parseText(src), budget, p.cancel, f, p.sc)
+	f.Root = parseTree(p.arena, parseText(src), budget, p.cancel, f, p.sc)
 	if !stop() {
 		<-set
 	}
 	if f.Root == nil {
-		p.p.Reset()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("parse %s: %w", path, ctx.Err())
 		}

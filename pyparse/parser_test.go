@@ -192,7 +192,7 @@ func TestFlattenMatchesCursorWalk(t *testing.T) {
 			}
 			defer p.Close()
 			b := []byte(src)
-			tree := p.p.Parse(b, nil)
+			tree := officialParse(t, b)
 			defer tree.Close()
 			fa, fb := &File{Src: b}, &File{Src: b}
 			var la []string
@@ -428,7 +428,7 @@ func TestParseMatchesBinding(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		tree := p.p.Parse(parseText(src), nil)
+		tree := officialParse(t, parseText(src))
 		want := &File{Src: src}
 		got, exp := dump(f.Root), dump(flattenNode(tree.RootNode(), want, new(scratch)))
 		tree.Close()
@@ -541,5 +541,73 @@ func TestSelfAssigns(t *testing.T) {
 		if p != firsts[0] {
 			t.Fatal("SelfAssigns read again: each caller got a list of its own")
 		}
+	}
+}
+
+// officialParse parses src through the official binding's own parser, with libc's
+// allocator as every tree-sitter call outside cachelint's parse has.
+func officialParse(t *testing.T, src []byte) *sitter.Tree {
+	t.Helper()
+	loadLanguage()
+	p := sitter.NewParser()
+	defer p.Close()
+	if err := p.SetLanguage(lang); err != nil {
+		t.Fatal(err)
+	}
+	return p.Parse(src, nil)
+}
+
+// TestArenaReused: a parser's parses allocate from its arena, which keeps its memory from
+// one file to the next (it does not grow parse after parse) up to what it retains, and
+// hands back all of it after a file that needed more; the trees stay those of the official
+// binding's parse through libc's allocator.
+func TestArenaReused(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	small := []byte(strings.Repeat("for b in loader:\n    loss = model(b)\n    loss.backward()\n    torch.cuda.empty_cache()\n", 40))
+	parse := func(src []byte) *File {
+		t.Helper()
+		f, err := p.Parse(context.Background(), "x.py", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	parse(small)
+	held := p.arena.bytes()
+	if held == 0 {
+		t.Fatal("the parse allocated nothing from the parser's arena")
+	}
+	for range 50 {
+		parse(small)
+	}
+	if got := p.arena.bytes(); got != held {
+		t.Errorf("after 50 more parses of the same file the arena holds %d bytes, want the first parse's %d", got, held)
+	}
+	// A file whose parse needs more than the arena retains: its memory goes back.
+	large := []byte(strings.Repeat("x = f(a, [b, c], {d: e})\n", 25000))
+	f := parse(large)
+	if got := p.arena.bytes(); got != 0 {
+		t.Errorf("after a %d KB file the arena still holds %d bytes", len(large)>>10, got)
+	}
+	if len(f.Calls) != 25000 {
+		t.Errorf("large file: %d calls, want 25000", len(f.Calls))
+	}
+	tree := officialParse(t, small)
+	defer tree.Close()
+	var want, got []string
+	flattenNode(tree.RootNode(), &File{Src: small}, new(scratch)).Walk(func(n *Node) bool {
+		want = append(want, fmt.Sprint(n.Kind(), n.Start, n.End, n.Field()))
+		return true
+	})
+	parse(small).Root.Walk(func(n *Node) bool {
+		got = append(got, fmt.Sprint(n.Kind(), n.Start, n.End, n.Field()))
+		return true
+	})
+	if !slices.Equal(got, want) {
+		t.Errorf("the arena's parse gave %d nodes, the official binding's %d", len(got), len(want))
 	}
 }
