@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
@@ -30,9 +30,9 @@ var Classify = &driver.Analyzer{
 
 // reStepFuncName names functions that run one step: `train_step`, `training_step`,
 // `valid_step`, `train_batch`, `run_batch`, `step`, `update_step`, `forward_backward`.
-var reStrongStepName = regexp.MustCompile(`^_*(train_step|training_step|train_batch|train_on_batch|valid_step|validation_step|eval_step|forward_backward|fwd_bwd|forward_backward_step)$`)
+var reStrongStepName = lazyregexp.New(`^_*(train_step|training_step|train_batch|train_on_batch|valid_step|validation_step|eval_step|forward_backward|fwd_bwd|forward_backward_step)$`)
 
-var reStepFuncName = regexp.MustCompile(`(?i)^_*(step|(train|training|eval|valid|validation|val|test|predict|inference|infer|update|optim|optimizer|opt|forward_backward|fwd_bwd|run|process|micro)_?(step|batch|iter|iteration)|forward_backward|train_on_batch|fwd_bwd)$`)
+var reStepFuncName = lazyregexp.New(`(?i)^_*(step|(train|training|eval|valid|validation|val|test|predict|inference|infer|update|optim|optimizer|opt|forward_backward|fwd_bwd|run|process|micro)_?(step|batch|iter|iteration)|forward_backward|train_on_batch|fwd_bwd)$`)
 
 // Frequency is how often a call runs.
 type Frequency string

@@ -2,12 +2,12 @@ package analyzers
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -396,13 +396,13 @@ func exceptType(n *pyparse.Node, src []byte) string {
 }
 
 var (
-	reModulo   = regexp.MustCompile(`%\s*\(?\s*([0-9][0-9_]*)\s*\)?`)
-	reTimeGate = regexp.MustCompile(`\btime\.(time|perf_counter|monotonic)\(|\btime\(\)|elapsed|interval|last_(clear|clean|empty|flush)`)
-	reMemGate  = regexp.MustCompile(`memory_allocated|memory_reserved|mem_get_info|max_memory_|memory_stats|memory_usage|get_memory|nvidia_smi|gpu_mem|free_mem|vram`)
-	reInSteps  = regexp.MustCompile(`\bin\s+[\w.\[\]]*(steps|iters|iterations|every|schedule)\b`)
+	reModulo   = lazyregexp.New(`%\s*\(?\s*([0-9][0-9_]*)\s*\)?`)
+	reTimeGate = lazyregexp.New(`\btime\.(time|perf_counter|monotonic)\(|\btime\(\)|elapsed|interval|last_(clear|clean|empty|flush)`)
+	reMemGate  = lazyregexp.New(`memory_allocated|memory_reserved|mem_get_info|max_memory_|memory_stats|memory_usage|get_memory|nvidia_smi|gpu_mem|free_mem|vram`)
+	reInSteps  = lazyregexp.New(`\bin\s+[\w.\[\]]*(steps|iters|iterations|every|schedule)\b`)
 )
 
-var reModuloName = regexp.MustCompile(`%\s*\(?\s*([A-Za-z_][\w.]*)\s*\)?`)
+var reModuloName = lazyregexp.New(`%\s*\(?\s*([A-Za-z_][\w.]*)\s*\)?`)
 
 // constantValue finds the integer a name stands for where it is plain to see: a parameter
 // default of the enclosing function (`def maybe_free(step, every=50)`) or a module-level
@@ -957,34 +957,34 @@ func (a *classifier) assignedInLoop(f *pyparse.File, name *pyparse.Node) bool {
 
 var (
 	// reConfigRoot: a value read from the run's arguments or configuration.
-	reConfigRoot = regexp.MustCompile(`^(self\.)?([a-z]+_)?(args|arguments|config|cfg|conf|opts?|hparams|flags|options)\.[\w.]+$`)
+	reConfigRoot = lazyregexp.New(`^(self\.)?([a-z]+_)?(args|arguments|config|cfg|conf|opts?|hparams|flags|options)\.[\w.]+$`)
 	// reFlagName: a switch by its name (`use_ema`, `enable_offload`, `_do_after_iter`).
-	reFlagName = regexp.MustCompile(`^_*(use|enable|do|with|allow|apply)_\w+$`)
+	reFlagName = lazyregexp.New(`^_*(use|enable|do|with|allow|apply)_\w+$`)
 	// reStepBoundary: Accelerate's `sync_gradients` is true when the accumulated gradients
 	// are applied: once per optimizer step (accelerate/accelerator.py, Accelerator.sync_gradients).
-	reStepBoundary = regexp.MustCompile(`^\s*(not\s+)?[\w.]*\bsync_gradients\s*$`)
-	reMainModule   = regexp.MustCompile(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
+	reStepBoundary = lazyregexp.New(`^\s*(not\s+)?[\w.]*\bsync_gradients\s*$`)
+	reMainModule   = lazyregexp.New(`^\s*__name__\s*==\s*["']__main__["']\s*$`)
 	// reTrainMode: the model or loop is in training mode (`self.model.training`,
 	// `mode == "train"`): true on every step of a training loop.
-	reTrainMode = regexp.MustCompile(`^\s*[\w.\[\]]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
+	reTrainMode = lazyregexp.New(`^\s*[\w.\[\]]*\btraining\s*$|^\s*[\w.]*\b(mode|split|phase|stage)\s*==\s*["'](train|training|fit)["']\s*$`)
 	// reDeviceCheck: conditions true wherever the cache exists, so they change nothing.
-	reDeviceCheck = regexp.MustCompile(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\b(device|accelerator)(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
+	reDeviceCheck = lazyregexp.New(`(?i)^\s*(not\s+)?[\w.]*(cuda|npu|xpu|mps|gpu|accelerator)[\w.]*\.is_available\(\)\s*$|\bis_\w*(cuda|npu|xpu|mps|mlu|musa|hpu|gpu)\w*_available\(\)|\b_?(cuda|npu|xpu|mps|mlu|musa|hpu)_is_available\(\)|\bdevice\.type\s*[!=]=|\.is_cuda\b|^\s*(not\s+)?[\w.]*\b(use_cuda|use_gpu|on_gpu|is_cuda|has_cuda|cuda|cpu|use_cpu|no_cuda|on_cpu|force_cpu)\s*$|["'](cuda|npu|xpu|mps)["']\s+(not\s+)?in\s+|\bin\s*\(\s*["'](cuda|npu|xpu)|\b(device|accelerator)(_type)?(\.type)?\s*(==|!=|not\s+in|in)\s*[("']`)
 	// reRankCheck: a call on one rank runs as often there as it would on every rank.
-	reRankCheck = regexp.MustCompile(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b|\b(num_processes|world_size)\s*(==|<=|<|>|>=|!=)\s*1\b`)
+	reRankCheck = lazyregexp.New(`(?i)\b(local_rank|global_rank|rank|get_rank\(\)|process_index|local_process_index)\s*(==|in|<)|\bis_(local_)?main_process\b|\bis_world_process_zero\b|\bis_master\b|\bis_rank_zero\b|\bmain_process\b|\b(num_processes|world_size)\s*(==|<=|<|>|>=|!=)\s*1\b`)
 	// reControlFlag: the Trainer's control and state flags are set by its callbacks on
 	// logging, evaluation and save steps (transformers trainer_callback.py, TrainerControl).
-	reControlFlag = regexp.MustCompile(`\bshould_(evaluate|save|log|eval)\b|\b(do|is|should)_(eval|evaluate|save|log|sample|validate|validation)(_step|_now)?\b|\b(eval|save|log|sample|validation|checkpoint)_(now|step|this_step|due)\b`)
+	reControlFlag = lazyregexp.New(`\bshould_(evaluate|save|log|eval)\b|\b(do|is|should)_(eval|evaluate|save|log|sample|validate|validation)(_step|_now)?\b|\b(eval|save|log|sample|validation|checkpoint)_(now|step|this_step|due)\b`)
 	// reOptIn: a user's switch for clearing the cache (`if args.empty_cache_each_step:`).
-	reOptIn = regexp.MustCompile(`(?i)(empty|clear|free|flush|release|gc|cache|low_?vram|low_?mem|preserve_memory|save_memory|offload)`)
+	reOptIn = lazyregexp.New(`(?i)(empty|clear|free|flush|release|gc|cache|low_?vram|low_?mem|preserve_memory|save_memory|offload)`)
 )
 
 var (
-	reOnce = regexp.MustCompile(`^\s*\(?\s*[\w.\[\]()]+\s*==\s*(\d+|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
+	reOnce = lazyregexp.New(`^\s*\(?\s*[\w.\[\]()]+\s*==\s*(\d+|len\(.*\)\s*-\s*1|[\w.]*(num|total|max|last|len)[\w.()]*(\s*-\s*1)?)\s*\)?\s*$|is_last|last_batch|is_first|first_step|first_batch`)
 	// reInitGate: one-time initialisation (`"exp_avg" not in state`, `len(state) == 0`,
 	// `not self.initialized`).
-	reInitGate = regexp.MustCompile(`\bnot\s+in\s+[\w.]*state\b|len\([\w.\[\]]*state[\w.\[\]]*\)\s*==\s*0|^\s*not\s+[\w.]*(initiali[sz]ed?|_init|warmed_up|built)\b`)
+	reInitGate = lazyregexp.New(`\bnot\s+in\s+[\w.]*state\b|len\([\w.\[\]]*state[\w.\[\]]*\)\s*==\s*0|^\s*not\s+[\w.]*(initiali[sz]ed?|_init|warmed_up|built)\b`)
 	// reMembership: the step variable tested against a set of steps (`i in thresholds`).
-	reMembership = regexp.MustCompile(`^\s*[A-Za-z_]\w*\s+in\s+[\w.]+(\.keys\(\))?\s*$`)
+	reMembership = lazyregexp.New(`^\s*[A-Za-z_]\w*\s+in\s+[\w.]+(\.keys\(\))?\s*$`)
 )
 
 func onceCondition(t string) bool { return reOnce.MatchString(t) }
@@ -1018,9 +1018,9 @@ func loopVarCompared(f *pyparse.File, cond *pyparse.Node) bool {
 }
 
 var (
-	reStepIter  = regexp.MustCompile(`(?i)(loader|batch|timesteps|sigmas|data_?iter|dataiter|iterator|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
-	reEpochIter = regexp.MustCompile(`(?i)epoch`)
-	reStepWhile = regexp.MustCompile(`(?i)(step|iter|\bbatch(es)?\b|batch_idx|num_batches)`)
+	reStepIter  = lazyregexp.New(`(?i)(loader|batch|timesteps|sigmas|data_?iter|dataiter|iterator|pbar|progress|prog_bar|\bsteps?\b|max_steps|num_steps|total_steps|train_steps|iters?\b|iterations|num_iter|n_iter|minibatch|mini_batch|samples|prompts|dataset|\bdata\b|train_data|val_data|eval_data|test_data)`)
+	reEpochIter = lazyregexp.New(`(?i)epoch`)
+	reStepWhile = lazyregexp.New(`(?i)(step|iter|\bbatch(es)?\b|batch_idx|num_batches)`)
 )
 
 // classifyLoop decides whether a loop is a step loop, an epoch loop, or something else.
@@ -1098,7 +1098,7 @@ func (a *classifier) fillLoop(f *pyparse.File, n *pyparse.Node, l *loop) {
 // (its __call__ runs the denoising loop), Hugging Face `generate()` (the decoding loop), a
 // trainer's `fit()`/`train()` (the training loop). Framework knowledge: diffusers
 // DiffusionPipeline.__call__, transformers GenerationMixin.generate, Lightning Trainer.fit.
-var reWholeRun = regexp.MustCompile(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]*\b\w+_main|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
+var reWholeRun = lazyregexp.New(`(?i)^((self\.)?[\w.]*\b(pipe|pipeline|pipe_\w+|\w+_pipe|\w+_pipeline)|[\w.]*\b\w+_main|[\w.]+\.generate|[\w.]*(trainer|runner)\.(fit|train|evaluate|validate|test|predict)|[\w.]*(sampler|diffusion)\.sample)$`)
 
 // wholeRun finds, in the loop's own body (not nested loops or defs), a call that runs a
 // whole inner loop of steps per iteration: a library pipeline, generation or training, or a
@@ -1144,7 +1144,7 @@ func ownCall(f *pyparse.File, body *pyparse.Node, match func(callee string, call
 // reSetupIter: loops over parameters, parameter groups, modules, trackers or config items
 // run at set-up or inside one step; they say nothing about frequency, so the loop around
 // them (or the hook they are in) decides.
-var reSetupIter = regexp.MustCompile(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|device_count|gpus|layers)`)
+var reSetupIter = lazyregexp.New(`(?i)(param_groups|parameters\(\)|named_parameters|named_modules|named_children|named_buffers|\.modules\(\)|\.children\(\)|\bparams\b|\["params"\]|\['params'\]|trackers|\.items\(\)|\.keys\(\)|\.values\(\)|devices|device_ids|device_count|gpus|layers)`)
 
 func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 	if n.Kind() != "for_statement" {
@@ -1157,10 +1157,10 @@ func transparentLoop(f *pyparse.File, n *pyparse.Node) bool {
 
 // reFlushCall names the calls of a loop that only repeats a clean-up (`for _ in range(3):
 // gc.collect(); torch.cuda.empty_cache()`): the repetition is one clean-up.
-var reFlushCall = regexp.MustCompile(`(^|\.)(collect|empty_cache|synchronize|ipc_collect|sleep|reset_peak_memory_stats|clear_device_cache|release_memory|free_memory|flush|torch_gc|clean_memory\w*)$`)
+var reFlushCall = lazyregexp.New(`(^|\.)(collect|empty_cache|synchronize|ipc_collect|sleep|reset_peak_memory_stats|clear_device_cache|release_memory|free_memory|flush|torch_gc|clean_memory\w*)$`)
 
 // reSmallRange: a literal repeat count (`range(3)`, `range(10)`).
-var reSmallRange = regexp.MustCompile(`^range\(\s*\d{1,2}\s*\)$`)
+var reSmallRange = lazyregexp.New(`^range\(\s*\d{1,2}\s*\)$`)
 
 func flushRepeat(f *pyparse.File, body *pyparse.Node) bool {
 	if body == nil {
@@ -1195,8 +1195,8 @@ func shorten(s string) string {
 }
 
 var (
-	reWrapped       = regexp.MustCompile(`^\s*(?:tqdm|enumerate|track|progress_bar)\((?:tqdm\()?\s*([^,()]+)`)
-	reModelLoopIter = regexp.MustCompile(`(?i)model|pipeline|pipes\b|stage|checkpoint|ckpt|adapter|config|variant`)
+	reWrapped       = lazyregexp.New(`^\s*(?:tqdm|enumerate|track|progress_bar)\((?:tqdm\()?\s*([^,()]+)`)
+	reModelLoopIter = lazyregexp.New(`(?i)model|pipeline|pipes\b|stage|checkpoint|ckpt|adapter|config|variant`)
 )
 
 func iterHead(iter string) string {
@@ -1227,7 +1227,7 @@ func directStep(f *pyparse.File, body *pyparse.Node) string {
 
 // reStepCount: names that count steps or batches, the only names that keep a loop around
 // an inner loop a step loop.
-var reStepCount = regexp.MustCompile(`(?i)\bsteps?\b|_steps\b|\biters?\b|iterations|\bbatch(es)?\b|loader`)
+var reStepCount = lazyregexp.New(`(?i)\bsteps?\b|_steps\b|\biters?\b|iterations|\bbatch(es)?\b|loader`)
 
 // withoutStrings renders an expression with its string literals blanked, so that
 // `tqdm(configs, desc="Generating samples")` is not judged by its description.
@@ -1301,11 +1301,11 @@ func (a *classifier) funcHasStepLoop(r *funcRef) bool {
 }
 
 var (
-	reOptimStep = regexp.MustCompile(`(?i)(optim|opt|scaler|engine|accelerator|scheduler)[\w]*\.step$`)
+	reOptimStep = lazyregexp.New(`(?i)(optim|opt|scaler|engine|accelerator|scheduler)[\w]*\.step$`)
 	// reUtilityVerb marks functions named like a model (`unwrap_model`, `get_peft_model`)
 	// that prepare or load one rather than run it.
-	reUtilityVerb = regexp.MustCompile(`(^|_)(get|load|from|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
-	reModelCall   = regexp.MustCompile(`^(\w+\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
+	reUtilityVerb = lazyregexp.New(`(^|_)(get|load|from|unwrap|dispatch|prepare|restore|build|create|init|save|to|convert|wrap|setup|make|copy|merge|freeze|print|log|register|patch|replace|compile|quantize|offload|move|resize|set|check|is|has)_`)
+	reModelCall   = lazyregexp.New(`^(\w+\.)?(model|net|network|module|unet|transformer|encoder|decoder|generator|discriminator|policy|actor|critic|backbone|ddp_model|model_engine|engine|pipe|pipeline|[\w]*_model|[\w]*_net)$`)
 )
 
 // optimStep reports an optimizer, scaler or engine step, or a diffusion scheduler's denoising
@@ -1404,7 +1404,7 @@ func (a *classifier) resolveCall(f *pyparse.File, call *pyparse.Node) *funcRef {
 
 // reAvailability names a function that probes for a device: `torch.cuda.is_available`,
 // `is_npu_available`.
-var reAvailability = regexp.MustCompile(`(^|\.)is_available$|(^|\.)is_\w+_available$`)
+var reAvailability = lazyregexp.New(`(^|\.)is_available$|(^|\.)is_\w+_available$`)
 
 // recordField judges a condition on a field of records built once and never assigned
 // afterwards (index.go, fieldCall):
@@ -1480,4 +1480,4 @@ func (a *classifier) moduleForward(f *pyparse.File, call *pyparse.Node, callee s
 
 // reModuleBase: a base class that makes a torch module (`nn.Module`, `torch.nn.Module`,
 // `PreTrainedModel`, `LlamaPreTrainedModel`, `ModelMixin`, `pl.LightningModule`).
-var reModuleBase = regexp.MustCompile(`(^|\.)(Module|\w*PreTrainedModel|\w*ModelMixin|LightningModule|\w*Model)$`)
+var reModuleBase = lazyregexp.New(`(^|\.)(Module|\w*PreTrainedModel|\w*ModelMixin|LightningModule|\w*Model)$`)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -822,7 +822,7 @@ func receiverName(f *pyparse.File, n *pyparse.Node) string {
 }
 
 // reIdent is a Python identifier.
-var reIdent = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+var reIdent = lazyregexp.New(`^[A-Za-z_]\w*$`)
 
 // identLiteral is the identifier a plain string literal spells (`"empty_cache"`, not an
 // f-string or a concatenation), if it spells one.

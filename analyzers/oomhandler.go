@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
@@ -33,7 +34,7 @@ const (
 var (
 	// reOOMCheck matches a condition that tells an OOM from other errors: the message
 	// test fairseq uses, an is_oom-style predicate, or an OOM flag.
-	reOOMCheck = regexp.MustCompile(`(?i)out of memory|outofmemory|out_of_memory|\boom\b|is_oom|oom_error|_oom\b`)
+	reOOMCheck = lazyregexp.New(`(?i)out of memory|outofmemory|out_of_memory|\boom\b|is_oom|oom_error|_oom\b`)
 	// notWork are calls that a handler makes around the retry without re-running the failed
 	// work: logging, cleanup and builtins, matched on the callee's last part.
 	notWork = map[string]bool{

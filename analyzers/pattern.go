@@ -3,12 +3,12 @@ package analyzers
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -25,37 +25,37 @@ const (
 )
 
 var (
-	reOOMGate   = regexp.MustCompile(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
-	reRetryLoop = regexp.MustCompile(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
-	reModelName = regexp.MustCompile(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
-	reModelLoop = regexp.MustCompile(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
+	reOOMGate   = lazyregexp.New(`(?i)\boom\b|oom_|_oom|out_of_memory|outofmemory|out of memory|num_alloc_retries|alloc_retries|\bretry|retries|retried`)
+	reRetryLoop = lazyregexp.New(`(?i)retry|retries|attempt|tries|trial|batch_size|bs\b|chunk_size|while true`)
+	reModelName = lazyregexp.New(`(?i)^(self\.)?([\w]*model[\w]*|net|net[GD]|[\w]*_net|pipe|pipeline|[\w]*_pipe|generator|discriminator|G|D|unet|vae|text_encoder[\w]*|encoder|decoder|teacher|student|llm|policy|reward_model|ref_model|critic|actor|transformer|controlnet|clip|t5|ae|detector|segmentor|classifier|engine|module|[\w]*_engine)$`)
+	reModelLoop = lazyregexp.New(`(?i)model|pipeline|pipe\b|stage|checkpoint|ckpt|adapter|lora|expert|teacher|student|config|variant|arch|backbone`)
 	// reLoadModel: calls that load or offload a model. reload_states and offload_states move a
 	// DeepSpeed engine's parameters and optimizer states back to or off the GPU
 	// (deepspeed/runtime/engine.py, DeepSpeedEngine.offload_states). model_on_device is InvokeAI's
 	// LoadedModel context that locks the model into VRAM (invokeai/backend/model_manager/
 	// load/load_base.py, LoadedModel.model_on_device).
-	reLoadModel = gatedRegexp{regexp.MustCompile(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`),
+	reLoadModel = gatedRegexp{lazyregexp.New(`reload_states|offload_states|from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|offload|unload|enable_model_cpu_offload|enable_sequential_cpu_offload|wake_up|load_weights|swap_model|init_\w*model|delete_\w*cache_entry|evict`),
 		[]string{"load", "model", "pretrained", "wake_up", "cache_entry", "evict"}}
 	// reWeightless: the receiver of a loader call that loads no weights onto a device: a
 	// tokenizer, processor, feature extractor or configuration (transformers'
 	// AutoTokenizer/AutoProcessor/AutoConfig.from_pretrained), or a noise scheduler
 	// (diffusers' SchedulerMixin.from_pretrained reads scheduler_config.json only,
 	// diffusers/schedulers/scheduling_utils.py).
-	reWeightless = regexp.MustCompile(`(?i)tokeni[sz]er|processor|config|feature_?extractor|scheduler`)
+	reWeightless = lazyregexp.New(`(?i)tokeni[sz]er|processor|config|feature_?extractor|scheduler`)
 	// reLoaderName: a whole callee name that loads a model (reLoadModel's loaders, not its
 	// offloads, and not names that merely contain one: `_get_model_forward_kwargs`).
-	reLoaderName = regexp.MustCompile(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
-	reGANGen     = regexp.MustCompile(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
-	reGANDisc    = regexp.MustCompile(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
-	reMeasure    = regexp.MustCompile(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
+	reLoaderName = lazyregexp.New(`^_*(from_pretrained|load_model|model_on_device|build_model|load_checkpoint|load_state_dict|create_model|get_model|init_model|load_weights|swap_model|wake_up|init_\w*model|build_\w*model|load_\w*(model|models|pipeline|pipe|checkpoint|weights|vae|unet|transformer|text_encoders?|components)|delete_\w*cache_entry|evict\w*|unload\w*)$`)
+	reGANGen     = lazyregexp.New(`(?i)\b(\w*_)?generator\b|\bnetG\b|\boptimizer_G\b|\bopt_g\b|\btrain_g\b|\bg_step\b`)
+	reGANDisc    = lazyregexp.New(`(?i)\b(\w*_)?discriminator\b|\bnetD\b|\boptimizer_D\b|\bopt_d\b|\btrain_d\b|\bd_step\b`)
+	reMeasure    = lazyregexp.New(`memory_allocated|memory_reserved|max_memory_allocated|max_memory_reserved|memory_stats|reset_peak_memory_stats|memory_summary|mem_get_info|memory_snapshot|_record_memory_history|reset_max_memory`)
 	// reMemRead: a memory reading (resets and history switches are not readings).
-	reMemRead      = regexp.MustCompile(`\b(max_)?memory_(allocated|reserved)\b|\bmem_get_info\b|\bmemory_stats\b`)
-	reDiagName     = regexp.MustCompile(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
-	reRoute        = regexp.MustCompile(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
-	reHandlerBases = regexp.MustCompile(`Handler|TritonPythonModel|LitAPI|BasePredictor|Predictor|Servable|Deployment|BentoService|Runnable|Endpoint|Resource`)
-	reServeMethod  = regexp.MustCompile(`^(predict|generate|infer|inference|handle|execute|postprocess|preprocess|__call__|run_inference|serve|on_request|get|post)$`)
-	reRegister     = regexp.MustCompile(`^gr\.|\.(click|submit|change|then|success|select|upload|input|add_url_rule|add_api_route|add_route|add_get|add_post|api_route)$`)
-	reWebImports   = regexp.MustCompile(`^(flask|fastapi|starlette|aiohttp|gradio|sanic|tornado|litserve|bentoml|ray\.serve|quart|django|falcon|cog|ts\.torch_handler|triton_python_backend_utils)`)
+	reMemRead      = lazyregexp.New(`\b(max_)?memory_(allocated|reserved)\b|\bmem_get_info\b|\bmemory_stats\b`)
+	reDiagName     = lazyregexp.New(`(?i)leak|diagnos|debug|profil|snapshot|check_mem|mem_check|memory_report|mem_report|report_mem|measure|benchmark|track_mem|memory_usage`)
+	reRoute        = lazyregexp.New(`^@\s*[\w.]*\.(route|get|post|put|delete|patch|websocket|api_route|endpoint|head|options)\s*\(|^@\s*(app|router|bp|blueprint|api|routes|server|serve)\.|^@\s*(serve\.deployment|bentoml\.api|svc\.api|modal\.(web_endpoint|method|fastapi_endpoint)|torchserve|ray\.serve)`)
+	reHandlerBases = lazyregexp.New(`Handler|TritonPythonModel|LitAPI|BasePredictor|Predictor|Servable|Deployment|BentoService|Runnable|Endpoint|Resource`)
+	reServeMethod  = lazyregexp.New(`^(predict|generate|infer|inference|handle|execute|postprocess|preprocess|__call__|run_inference|serve|on_request|get|post)$`)
+	reRegister     = lazyregexp.New(`^gr\.|\.(click|submit|change|then|success|select|upload|input|add_url_rule|add_api_route|add_route|add_get|add_post|api_route)$`)
+	reWebImports   = lazyregexp.New(`^(flask|fastapi|starlette|aiohttp|gradio|sanic|tornado|litserve|bentoml|ray\.serve|quart|django|falcon|cog|ts\.torch_handler|triton_python_backend_utils)`)
 )
 
 // patternOf matches a call against the legitimate uses. It looks at the call's own
@@ -174,7 +174,7 @@ func (a *classifier) takesRequest(f *pyparse.File, body *pyparse.Node) string {
 }
 
 // reQueueName: a name spelt as a queue (`in_q`, `input_queue`, `request_queue`, `q`).
-var reQueueName = regexp.MustCompile(`(?i)(^|_)q$|queue`)
+var reQueueName = lazyregexp.New(`(?i)(^|_)q$|queue`)
 
 // boundToQueue reports a name bound to a `Queue()` (queue, multiprocessing, asyncio).
 func boundToQueue(f *pyparse.File, at *pyparse.Node, name string) bool {
@@ -380,7 +380,7 @@ func (a *classifier) patternAfterService(f *pyparse.File, call *pyparse.Node, lc
 }
 
 // reResetPeak: a reset of the allocator's peak statistics.
-var reResetPeak = regexp.MustCompile(`\breset_(peak_memory_stats|max_memory_allocated|max_memory_cached)\s*\(`)
+var reResetPeak = lazyregexp.New(`\breset_(peak_memory_stats|max_memory_allocated|max_memory_cached)\s*\(`)
 
 // readAfter is the first memory reading after st in its function (nested definitions
 // aside), or nil.
@@ -550,7 +550,7 @@ func (a *classifier) oomHandler(f *pyparse.File, h *handler, call *pyparse.Node)
 // holds none of them is answered without running the expression (a statement's whole text
 // is searched for loader names, mostly in vain, and a literal search is many times faster).
 type gatedRegexp struct {
-	*regexp.Regexp
+	*lazyregexp.Regexp
 	literals []string
 }
 
@@ -1046,7 +1046,7 @@ func tensorsMoved(f *pyparse.File, s *pyparse.Node) string {
 }
 
 // reStateIter: what a loop walks when it walks a module's or an optimizer's tensors.
-var reStateIter = regexp.MustCompile(`\.(named_)?(parameters|buffers)\(|\.state_dict\(|\.state\b|\bparam_groups\b`)
+var reStateIter = lazyregexp.New(`\.(named_)?(parameters|buffers)\(|\.state_dict\(|\.state\b|\bparam_groups\b`)
 
 // movesEach is tensorsMoved's reading of one loop.
 func movesEach(f *pyparse.File, loop *pyparse.Node) string {
@@ -1110,7 +1110,7 @@ func offDevice(f *pyparse.File, call *pyparse.Node) bool {
 	return false
 }
 
-var reCPUArg = regexp.MustCompile(`(?i)["'](cpu|meta)["']|\bcpu\b|offload_device|torch\.device\(["']cpu`)
+var reCPUArg = lazyregexp.New(`(?i)["'](cpu|meta)["']|\bcpu\b|offload_device|torch\.device\(["']cpu`)
 
 func deleteTargets(n *pyparse.Node, src []byte) []string {
 	if n.Kind() == "expression_list" || n.Kind() == "tuple" {
@@ -1483,10 +1483,10 @@ func (a *classifier) modelClass(cr *classRef, named bool) bool {
 // reModelClass names a module or pipeline class (a base or a class's own name):
 // torch.nn.Module, transformers' PreTrainedModel, diffusers' ModelMixin and DiffusionPipeline,
 // and classes named as models (`UNet2DConditionModel`, `StableDiffusion`, `VAE`).
-var reModelClass = regexp.MustCompile(`(?i)(^|\.)(nn\.)?Module$|Model$|ModelMixin$|Pipeline$|Diffusion$|Net$|Network$|UNet\w*$|VAE$|AutoEncoder\w*$|Encoder$|Decoder$|Transformer$|Engine$|LLM$`)
+var reModelClass = lazyregexp.New(`(?i)(^|\.)(nn\.)?Module$|Model$|ModelMixin$|Pipeline$|Diffusion$|Net$|Network$|UNet\w*$|VAE$|AutoEncoder\w*$|Encoder$|Decoder$|Transformer$|Engine$|LLM$`)
 
 // reOffloadName: loader-like names that offload or unload instead.
-var reOffloadName = regexp.MustCompile(`offload|unload|evict|delete_`)
+var reOffloadName = lazyregexp.New(`offload|unload|evict|delete_`)
 
 // definesFunction reports a function of that name defined in the file.
 func definesFunction(f *pyparse.File, name string) bool {
@@ -1499,7 +1499,7 @@ func definesFunction(f *pyparse.File, name string) bool {
 }
 
 // reModuleMethod: nn.Module methods that return the module itself.
-var reModuleMethod = regexp.MustCompile(`^(to|cuda|cpu|half|float|double|bfloat16|eval|train|requires_grad_|to_empty|xpu|npu|mps)$`)
+var reModuleMethod = lazyregexp.New(`^(to|cuda|cpu|half|float|double|bfloat16|eval|train|requires_grad_|to_empty|xpu|npu|mps)$`)
 
 // oomFlag reports a gate on a flag that only an out-of-memory handler sets, whatever its
 // name: `failed = True` in `except torch.cuda.OutOfMemoryError:` (or under an OOM test in a
@@ -1638,7 +1638,7 @@ func movesToDevice(f *pyparse.File, call *pyparse.Node) bool {
 }
 
 // reDtype: a dtype argument (`torch.float16`, `dtype`, `weight_dtype`).
-var reDtype = regexp.MustCompile(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp32|double|int\d*|u?int8|bool)$|dtype$`)
+var reDtype = lazyregexp.New(`(?i)(^|\.)(float\d*|half|bfloat16|bf16|fp16|fp32|double|int\d*|u?int8|bool)$|dtype$`)
 
 // readsInput names the call by which a loop body waits for a person: the builtin `input()`,
 // `sys.stdin.readline()`, or a prompt of click, rich or prompt_toolkit, directly or through a

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/internal/suppress/pylex"
 )
 
@@ -163,7 +163,7 @@ var pythonCellMagics = map[string]bool{
 }
 
 // assignMagic matches `x = !ls` and `a, b = %sx cmd`.
-var assignMagic = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_.]*(\s*,\s*[\p{L}_][\p{L}\p{N}_.]*)*\s*=\s*[!%]`)
+var assignMagic = lazyregexp.New(`^[\p{L}_][\p{L}\p{N}_.]*(\s*,\s*[\p{L}_][\p{L}\p{N}_.]*)*\s*=\s*[!%]`)
 
 // transform blanks the IPython-only lines of a cell, or the whole cell, and returns the
 // lines to emit (as many as it was given), whether the whole cell went, and a warning when
