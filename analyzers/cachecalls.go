@@ -160,11 +160,9 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		}
 		before := res.Parsed
 		needles = append(needles, fresh...)
-		if err := res.ParseMatching(ctx, fresh); err != nil {
-			return nil, err
-		}
-		// Modules a binding led to, whatever they mention (index.go: project.want).
-		if err := res.ParseFiles(ctx, wanted); err != nil {
+		// The files that mention a new needle, and the modules a binding led to whatever
+		// they mention (index.go: project.want), in one pass.
+		if err := res.ParseMatchingAnd(ctx, fresh, wanted); err != nil {
 			return nil, err
 		}
 		if res.Parsed == before {
@@ -438,12 +436,11 @@ func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]
 	// read to the file's reads.
 	resolve := func(slot *resolvedCall, find func(*callPart)) *resolvedCall {
 		if proj.resolved(slot, find) && slot.probes != 0 {
-			table := proj.viewOf(slot.probes)
-			for _, n := range table.sets[slot.probes] {
-				if table.probes[n].kind == probeUnknown {
+			for _, n := range proj.table.set(slot.probes) {
+				if proj.table.probe(n).kind == probeUnknown {
 					fg.untrusted = true
 				} else {
-					fg.reads[table.idOf[n]] = struct{}{}
+					fg.reads[proj.table.answer(n)] = struct{}{}
 				}
 			}
 		}

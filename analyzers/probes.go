@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -163,10 +164,8 @@ func (p *project) holds(set int32) bool {
 	if set == 0 {
 		return true
 	}
-	view := p.viewOf(set)
-	probes := view.probes
-	for _, n := range view.sets[set] {
-		switch pr := &probes[n]; pr.kind {
+	for _, n := range p.table.set(set) {
+		switch pr := p.table.probe(n); pr.kind {
 		case probeParsed:
 			if (p.res.ByPath[pr.name] != nil) != pr.found {
 				return false
@@ -225,22 +224,74 @@ func (p *project) record(resolve func()) int32 {
 // calls recorded 1.1 M probes, 42 k of them distinct, and the copies were 45 MB of the heap
 // while the rounds ran. The goroutines that resolve a round's calls share one table, each
 // through a probeCache of its own.
+//
+// A probe or set is looked up in one of probeShards shards, each with a lock of its own;
+// only one the table has not numbered yet takes the table's lock, to number it; what the
+// numbers stand for is read without a lock (chunkedList). With one lock for all of it, the
+// 16 goroutines of a round on 16 cores spent 5 of their 19 s waiting for it (a mutex profile
+// of the 14 installed packages), and a round's call graph kept 3-7 cores busy.
 type probeTable struct {
-	mu     sync.Mutex
-	number map[probeEntry]int32
+	shards [probeShards]probeShard
+	mu     sync.Mutex // numbering: ids and the lists below
 	ids    map[probeID]int32
-	setOf  map[string]int32 // a set's numbers as bytes -> the set's number
-	// all holds what the numbers stand for in slices that are only appended to, so a view
-	// taken under the lock stays valid without it.
-	all probeView
+	// What the numbers stand for: lists only appended to, read without a lock.
+	probes chunkedList[probe]
+	idOf   chunkedList[int32]   // probe number -> its answer's number
+	sets   chunkedList[[]int32] // set number -> its probes' numbers, in increasing order; set 0 is empty
 }
 
-// probeView is the table as it was when taken: what numbers given out by then stand for.
-type probeView struct {
-	probes []probe
-	idOf   []int32   // probe number -> its answer's number
-	sets   [][]int32 // set number -> its probes' numbers, in increasing order; set 0 is empty
+// probeShards is how many shards a probeTable's lookups are spread over.
+const probeShards = 64
+
+// probeShard holds the numbers of the probes and sets whose hash falls in it.
+type probeShard struct {
+	mu     sync.Mutex
+	number map[probeEntry]int32
+	setOf  map[string]int32 // a set's numbers as bytes -> the set's number
 }
+
+// chunkedList is a list appended to under its table's lock and read without one: its
+// elements sit in chunks that never move, so an element written before its number is
+// handed out (through a shard's lock, or a round's end) is where the number says.
+type chunkedList[T any] struct {
+	n      int32
+	chunks [maxChunks]atomic.Pointer[[chunkSize]T]
+}
+
+const (
+	chunkBits = 12
+	chunkSize = 1 << chunkBits
+	maxChunks = 1 << 15 // 134 M elements
+)
+
+// at is the element numbered i.
+func (c *chunkedList[T]) at(i int32) *T { return &c.chunks[i>>chunkBits].Load()[i&(chunkSize-1)] }
+
+// push appends v and returns its number (the table's lock held).
+func (c *chunkedList[T]) push(v T) int32 {
+	i := c.n
+	k := i >> chunkBits
+	if int(k) >= maxChunks {
+		panic("probe table full")
+	}
+	chunk := c.chunks[k].Load()
+	if chunk == nil {
+		chunk = new([chunkSize]T)
+		c.chunks[k].Store(chunk)
+	}
+	chunk[i&(chunkSize-1)] = v
+	c.n++
+	return i
+}
+
+// probe is the probe numbered n.
+func (t *probeTable) probe(n int32) *probe { return t.probes.at(n) }
+
+// answer is the number of the answer the probe numbered n read.
+func (t *probeTable) answer(n int32) int32 { return *t.idOf.at(n) }
+
+// set is the numbers of the probes of the set numbered n.
+func (t *probeTable) set(n int32) []int32 { return *t.sets.at(n) }
 
 // probeEntry is what tells two probes apart: a subclass list by its array and length,
 // since a round's lists are never changed in place.
@@ -262,54 +313,73 @@ func entryOf(pr *probe) probeEntry {
 }
 
 func newProbeTable() *probeTable {
-	return &probeTable{number: map[probeEntry]int32{}, ids: map[probeID]int32{}, setOf: map[string]int32{},
-		all: probeView{sets: [][]int32{nil}}}
+	t := &probeTable{ids: map[probeID]int32{}}
+	for i := range t.shards {
+		t.shards[i] = probeShard{number: map[probeEntry]int32{}, setOf: map[string]int32{}}
+	}
+	t.sets.push(nil)
+	return t
 }
 
-// numberOf returns the number of a probe, giving it the next when it has none.
-func (t *probeTable) numberOf(pr *probe, e probeEntry) int32 {
+// numberOf returns the number of a probe (e is its entry, h the entry's hash), giving it
+// the next when it has none.
+func (t *probeTable) numberOf(pr *probe, e probeEntry, h uint64) int32 {
+	sh := &t.shards[h%probeShards]
+	sh.mu.Lock()
+	n, ok := sh.number[e]
+	sh.mu.Unlock()
+	if ok {
+		return n
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n, ok := t.number[e]
-	if !ok {
-		n = int32(len(t.all.probes))
-		t.number[e] = n
-		id, ok := t.ids[pr.id()]
-		if !ok {
-			id = int32(len(t.ids))
-			t.ids[pr.id()] = id
-		}
-		t.all.probes = append(t.all.probes, *pr)
-		t.all.idOf = append(t.all.idOf, id)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if n, ok := sh.number[e]; ok {
+		return n // numbered by another goroutine meanwhile
 	}
+	id, ok := t.ids[pr.id()]
+	if !ok {
+		id = int32(len(t.ids))
+		t.ids[pr.id()] = id
+	}
+	n = t.probes.push(*pr)
+	t.idOf.push(id)
+	sh.number[e] = n
 	return n
 }
 
 // setNumber returns the number of a set of probe numbers (sorted, no repeats; key its
-// bytes), giving it the next when it has none.
-func (t *probeTable) setNumber(set []int32, key []byte) int32 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if n, ok := t.setOf[string(key)]; ok {
+// bytes, h their hash), giving it the next when it has none.
+func (t *probeTable) setNumber(set []int32, key []byte, h uint64) int32 {
+	sh := &t.shards[h%probeShards]
+	sh.mu.Lock()
+	n, ok := sh.setOf[string(key)]
+	sh.mu.Unlock()
+	if ok {
 		return n
 	}
-	n := int32(len(t.all.sets))
-	t.setOf[string(key)] = n
-	t.all.sets = append(t.all.sets, slices.Clone(set))
+	set = slices.Clone(set) // outside the table's lock
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if n, ok := sh.setOf[string(key)]; ok {
+		return n
+	}
+	n = t.sets.push(set)
+	sh.setOf[string(key)] = n
 	return n
 }
 
 // probeCache is what one resolving goroutine has had numbered (probeTable), kept across
-// rounds (graphMemo.caches): the table's lock is taken only for a probe or a set of probes
-// the goroutine has not seen, and a view of the table is taken again only for a number
-// newer than its own. On 16 CPUs the goroutines otherwise waited on that lock for most of
-// a round (torch and 13 other installed packages, 2,787 files parsed). Probes and sets are
-// kept by a hash, each found one checked against the table's view, so that the keys (a
-// probe's name, a set's bytes) stay in the table alone and not once more per goroutine.
+// rounds (graphMemo.caches): the table is asked only for a probe or a set of probes the
+// goroutine has not seen. Probes and sets are kept by a hash, each found one checked against
+// the table, so that the keys (a probe's name, a set's bytes) stay in the table alone and
+// not once more per goroutine.
 type probeCache struct {
 	numbers map[uint64]int32 // probe's hash -> its number
 	sets    map[uint64]int32 // set's hash -> its number
-	view    probeView
 	scratch []int32
 	key     []byte
 }
@@ -332,8 +402,8 @@ func (p *project) intern(probes []probe) int32 {
 		e := entryOf(&probes[i])
 		h := maphash.Comparable(probeSeed, e)
 		n, ok := c.numbers[h]
-		if !ok || entryOf(&p.viewWith(n, -1).probes[n]) != e {
-			n = p.table.numberOf(&probes[i], e)
+		if !ok || entryOf(p.table.probe(n)) != e {
+			n = p.table.numberOf(&probes[i], e, h)
 			c.numbers[h] = n
 		}
 		set = append(set, n)
@@ -347,32 +417,12 @@ func (p *project) intern(probes []probe) int32 {
 	}
 	c.key = key
 	h := maphash.Bytes(probeSeed, key)
-	if n, ok := c.sets[h]; ok && slices.Equal(p.viewWith(-1, n).sets[n], set) {
+	if n, ok := c.sets[h]; ok && slices.Equal(p.table.set(n), set) {
 		return n
 	}
-	n := p.table.setNumber(set, key)
+	n := p.table.setNumber(set, key, h)
 	c.sets[h] = n
 	return n
-}
-
-// viewOf is a view of the table that holds the set numbered set.
-func (p *project) viewOf(set int32) probeView { return p.viewWith(-1, set) }
-
-// viewWith is a view of the table that holds the probe numbered probe and the set numbered
-// set (-1: none).
-func (p *project) viewWith(probe, set int32) probeView {
-	c := p.probeCache
-	if int(probe) >= len(c.view.probes) || int(set) >= len(c.view.sets) {
-		c.view = p.table.view()
-	}
-	return c.view
-}
-
-// view is the table as it is now.
-func (t *probeTable) view() probeView {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.all
 }
 
 // idNumbers are the numbers of the answers in changed that some probe read; the others no

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -139,8 +140,9 @@ func graphText(g *CallGraph) string {
 
 // TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
 // own caches (graphsOf), and whose files' bindings were read by several (reindex), is the
-// graph one resolves, with the same modules wanted next. Run
-// with -race, it also holds the goroutines to what they share: the round's tables, read only.
+// graph one resolves, edges in the same order, with the same modules wanted next. Run with
+// -race, it also holds the goroutines to what they share: the round's tables, read only,
+// and the probe table.
 func TestGraphInParallel(t *testing.T) {
 	defer func(n int) { filesPerJob = n }(filesPerJob)
 	filesPerJob = 1
@@ -156,7 +158,7 @@ func TestGraphInParallel(t *testing.T) {
 			proj.reindex()
 			memo := newGraphMemo()
 			memo.jobs = jobs
-			graphs = append(graphs, graphText(buildGraph(proj, res, nil, memo)))
+			graphs = append(graphs, orderedGraphText(buildGraph(proj, res, nil, memo)))
 			wants = append(wants, strings.Join(slices.Sorted(maps.Keys(proj.want)), "\n"))
 		}
 		if graphs[0] != graphs[1] {
@@ -168,11 +170,32 @@ func TestGraphInParallel(t *testing.T) {
 	}
 }
 
+// orderedGraphText is graphText with the targets, and each helper's callers and inner
+// calls, in the graph's own order.
+func orderedGraphText(g *CallGraph) string {
+	var lines []string
+	for _, t := range g.Targets {
+		lines = append(lines, fmt.Sprintf("target %s:%d %s", t.File.Path, t.Call.Node.Start, t.Spelling))
+	}
+	fns := slices.SortedFunc(maps.Keys(g.Helpers), func(a, b *pyparse.Function) int {
+		return strings.Compare(g.FileOf[a].Path+" "+a.QualName+fmt.Sprint(a.Node.Start), g.FileOf[b].Path+" "+b.QualName+fmt.Sprint(b.Node.Start))
+	})
+	for _, fn := range fns {
+		for _, e := range g.Callers[fn] {
+			lines = append(lines, fmt.Sprintf("caller of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
+		}
+		for _, e := range g.Inner[fn] {
+			lines = append(lines, fmt.Sprintf("inner of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // TestProbeTable: a call's probes are kept as the number of their set, each probe once and
 // in any order; a probe that recorded another answer, or another round's subclass list, is
-// another probe; what a view was given stays as it was while more is interned. Two
-// goroutines' caches over one table number alike, and a cache's view is taken again for a
-// set another numbered.
+// another probe; what a number stands for stays as it was while more is interned (across
+// the table's chunks). Two goroutines' caches over one table number alike, and one reads
+// a set another numbered.
 func TestProbeTable(t *testing.T) {
 	tb := newProbeTable()
 	p, other := &project{table: tb, probeCache: newProbeCache()}, &project{table: tb, probeCache: newProbeCache()}
@@ -185,9 +208,7 @@ func TestProbeTable(t *testing.T) {
 	if ab == 0 || p.intern([]probe{b, a}) != ab || other.intern([]probe{b, a, b}) != ab {
 		t.Fatalf("the same probes in another order, repeated or through another cache got another set")
 	}
-	other.viewOf(ab)
-	view := tb.view()
-	if got := len(view.sets[ab]); got != 2 {
+	if got := len(tb.set(ab)); got != 2 {
 		t.Fatalf("set %d holds %d probes, want 2", ab, got)
 	}
 	notFound := a
@@ -203,38 +224,88 @@ func TestProbeTable(t *testing.T) {
 	if s1 == s2 {
 		t.Fatalf("two rounds' subclass lists share a set")
 	}
-	if got := other.viewOf(s2).sets; len(got) <= int(s2) || len(got[s2]) != 1 {
-		t.Fatalf("another cache's view lacks the set numbered since it was taken")
+	if got := other.table.set(s2); len(got) != 1 || other.table.probe(got[0]).cls != cls {
+		t.Fatalf("another cache reads set %d as %v", s2, got)
 	}
 	// A cache keeps hashes: one that a probe or a set shares with another (planted here) must
 	// not give the other's number.
 	third := &project{table: tb, probeCache: newProbeCache()}
-	third.probeCache.numbers[maphash.Comparable(probeSeed, entryOf(&a))] = tb.numberOf(&b, entryOf(&b))
-	third.probeCache.sets[maphash.Bytes(probeSeed, binary.LittleEndian.AppendUint32(nil, uint32(tb.view().sets[s1][0])))] = ab
+	third.probeCache.numbers[maphash.Comparable(probeSeed, entryOf(&a))] = tb.numberOf(&b, entryOf(&b), maphash.Comparable(probeSeed, entryOf(&b)))
+	third.probeCache.sets[maphash.Bytes(probeSeed, binary.LittleEndian.AppendUint32(nil, uint32(tb.set(s1)[0])))] = ab
 	if third.intern([]probe{a, b}) != ab || third.intern([]probe{{kind: probeSubclasses, cls: cls, subs: round1}}) != s1 {
 		t.Fatalf("a hash planted with another probe's or set's number was trusted")
 	}
-	for i := range 100 {
+	for i := range 3 * chunkSize {
 		p.intern([]probe{{kind: probeField, name: fmt.Sprint("f", i)}})
 	}
-	if got := view.sets[ab]; len(got) != 2 || !slices.Equal(names(view, got), []string{"cleanup", "/p/utils.py"}) &&
-		!slices.Equal(names(view, got), []string{"/p/utils.py", "cleanup"}) {
-		t.Fatalf("the set of an earlier view changed: %v", names(view, got))
+	if got := tb.set(ab); len(got) != 2 || !slices.Equal(names(tb, got), []string{"cleanup", "/p/utils.py"}) &&
+		!slices.Equal(names(tb, got), []string{"/p/utils.py", "cleanup"}) {
+		t.Fatalf("the set numbered first changed: %v", names(tb, got))
 	}
-	now := tb.view()
+	if last := p.intern([]probe{{kind: probeField, name: fmt.Sprint("f", 3*chunkSize-1)}}); tb.probe(tb.set(last)[0]).name != fmt.Sprint("f", 3*chunkSize-1) {
+		t.Fatalf("a probe in the table's third chunk reads as %v", tb.probe(tb.set(last)[0]))
+	}
 	if ids := tb.idNumbers(map[probeID]bool{a.id(): true, {kind: probeField, name: "never"}: true}); len(ids) != 1 {
 		t.Fatalf("idNumbers = %v, want only the answer some probe read", ids)
 	}
-	if now.idOf[now.sets[s1][0]] != now.idOf[now.sets[s2][0]] {
+	if tb.answer(tb.set(s1)[0]) != tb.answer(tb.set(s2)[0]) {
 		t.Fatalf("two probes of one class's subclasses read different answers")
 	}
 }
 
-// names are the names of the probes numbered set in view.
-func names(view probeView, set []int32) []string {
+// names are the names of the probes numbered set in tb.
+func names(tb *probeTable, set []int32) []string {
 	var out []string
 	for _, n := range set {
-		out = append(out, view.probes[n].name)
+		out = append(out, tb.probe(n).name)
 	}
 	return out
+}
+
+// TestProbeTableConcurrent: goroutines interning the same probes and sets at once, in
+// different orders, each through its own cache, get one number for each; every number a
+// goroutine is given stands for what it interned. Run with -race, it also holds the table's
+// lookups and numbering to their locks and its lists to their publication.
+func TestProbeTableConcurrent(t *testing.T) {
+	tb := newProbeTable()
+	const workers, count = 8, 2000
+	probes := make([]probe, count)
+	for i := range probes {
+		probes[i] = probe{kind: probeFuncName, name: fmt.Sprint("helper", i), found: i%3 == 0}
+	}
+	numbers := make([][]int32, workers)
+	sets := make([][]int32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &project{table: tb, probeCache: newProbeCache()}
+			numbers[w], sets[w] = make([]int32, count), make([]int32, count)
+			for k := range count {
+				i := (k*7 + w*313) % count
+				set := p.intern([]probe{probes[i]})
+				n := tb.set(set)[0]
+				if pr := tb.probe(n); pr.name != probes[i].name || pr.found != probes[i].found {
+					t.Errorf("worker %d: probe %d numbered %d, which stands for %v", w, i, n, *pr)
+					return
+				}
+				numbers[w][i] = n
+				sets[w][i] = p.intern([]probe{probes[i], probes[(i+1)%count]})
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[int32]bool{}
+	for i := range count {
+		for w := 1; w < workers; w++ {
+			if numbers[w][i] != numbers[0][i] || sets[w][i] != sets[0][i] {
+				t.Fatalf("probe %d: worker 0 got %d (set %d), worker %d got %d (set %d)", i, numbers[0][i], sets[0][i], w, numbers[w][i], sets[w][i])
+			}
+		}
+		seen[numbers[0][i]] = true
+	}
+	if len(seen) != count || tb.probes.n != count {
+		t.Errorf("%d probes got %d numbers; the table holds %d", count, len(seen), tb.probes.n)
+	}
 }

@@ -79,26 +79,48 @@ func NewResult(files []string, read func(path string) ([]byte, error), fset *tok
 // parsed, the largest first: a large file handed out last (torch has files of 1-2 MB, a
 // parse of a second or more) would keep one worker busy long after the others ran out.
 func (r *Result) ParseMatching(ctx context.Context, needles []string) error {
-	if len(r.pending) == 0 || len(needles) == 0 {
+	return r.ParseMatchingAnd(ctx, needles, nil)
+}
+
+// ParseMatchingAnd is ParseMatching that also parses the pending files named in paths,
+// whatever they mention (ParseFiles), in the same pass: a round's files to parse are read,
+// scanned and shared out among the workers once, the largest first, not in two passes each
+// ending on its largest file (and the named files read a second time).
+func (r *Result) ParseMatchingAnd(ctx context.Context, needles, paths []string) error {
+	if len(r.pending) == 0 || len(needles) == 0 && len(paths) == 0 {
 		return nil
 	}
 	set := newIdentSet(needles)
+	var named map[string]bool
+	var all *identSet
+	if len(paths) > 0 {
+		named = make(map[string]bool, len(paths))
+		for _, p := range paths {
+			named[p] = true
+		}
+		all = newIdentSet([]string{""})
+	}
 	jobs := r.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	paths := r.pending
-	results := make([]scanned, len(paths))
-	parallel.For(len(paths), jobs, func(_, i int) {
+	pending := r.pending
+	results := make([]scanned, len(pending))
+	parallel.For(len(pending), jobs, func(_, i int) {
+		path := pending[i]
 		if ctx.Err() != nil {
-			results[i] = scanned{path: paths[i], sig: r.sigs[paths[i]]}
+			results[i] = scanned{path: path, sig: r.sigs[path]}
 			return
 		}
-		if sig := r.sigs[paths[i]]; sig != nil && !set.mayMention(sig) {
-			results[i] = scanned{path: paths[i], sig: sig}
+		if named[path] {
+			results[i] = r.scanOne(path, all)
 			return
 		}
-		results[i] = r.scanOne(paths[i], set)
+		if sig := r.sigs[path]; len(needles) == 0 || sig != nil && !set.mayMention(sig) {
+			results[i] = scanned{path: path, sig: sig}
+			return
+		}
+		results[i] = r.scanOne(path, set)
 	})
 	var matched []int
 	for i := range results {
@@ -186,25 +208,7 @@ type scanned struct {
 // the analysis has to read to follow a binding (a function returning a device module, a
 // package re-exporting a helper through `from .mod import *`). Paths not pending are skipped.
 func (r *Result) ParseFiles(ctx context.Context, paths []string) error {
-	want := map[string]bool{}
-	for _, p := range paths {
-		want[p] = true
-	}
-	var chosen, rest []string
-	for _, p := range r.pending {
-		if want[p] {
-			chosen = append(chosen, p)
-		} else {
-			rest = append(rest, p)
-		}
-	}
-	if len(chosen) == 0 {
-		return nil
-	}
-	r.pending = chosen
-	err := r.ParseMatching(ctx, []string{""})
-	r.pending = append(rest, r.pending...)
-	return err
+	return r.ParseMatchingAnd(ctx, nil, paths)
 }
 
 // scanOne reads path and scans it for the needles: its signature, and its text when it

@@ -40,6 +40,64 @@ func TestParseFilesParsesOnlyTheNamedPendingFiles(t *testing.T) {
 	}
 }
 
+// TestParseMatchingAnd: one pass parses the files that mention a needle and the named
+// pending files, reads every file once (a named file is not read again for the needles), and
+// leaves the others pending; a file that cannot be read is a failure in the files' order.
+func TestParseMatchingAnd(t *testing.T) {
+	src := map[string]string{
+		"a.py": "import torch\ntorch.cuda.empty_cache()\n",
+		"b.py": "def get_device():\n    return torch.cuda\n",
+		"c.py": "x = 1\n",
+		"d.py": "cleanup()\n",
+	}
+	var mu sync.Mutex
+	reads := map[string]int{}
+	read := func(p string) ([]byte, error) {
+		mu.Lock()
+		reads[p]++
+		mu.Unlock()
+		if s, ok := src[p]; ok {
+			return []byte(s), nil
+		}
+		return nil, fmt.Errorf("no such file %s", p)
+	}
+	r := NewResult([]string{"a.py", "b.py", "bad1.py", "bad2.py", "c.py", "d.py"}, read, token.NewFileSet(), 2)
+	if err := r.ParseMatchingAnd(context.Background(), []string{"empty_cache", "cleanup"}, []string{"b.py", "bad2.py", "missing.py"}); err != nil {
+		t.Fatal(err)
+	}
+	var parsed []string
+	for _, f := range r.Files {
+		parsed = append(parsed, f.Path)
+	}
+	if !slices.Equal(parsed, []string{"a.py", "b.py", "d.py"}) {
+		t.Errorf("parsed %v, want a.py, b.py (named) and d.py", parsed)
+	}
+	for p, n := range reads {
+		if n != 1 {
+			t.Errorf("%s read %d times", p, n)
+		}
+	}
+	var failed []string
+	for _, fl := range r.Failures {
+		failed = append(failed, fl.Path)
+	}
+	if !slices.Equal(failed, []string{"bad1.py", "bad2.py"}) {
+		t.Errorf("failures %v, want bad1.py then bad2.py", failed)
+	}
+	if !slices.Equal(r.pending, []string{"c.py"}) {
+		t.Errorf("pending %v, want c.py", r.pending)
+	}
+	// No needles: only the named files are read.
+	clear(reads)
+	r = NewResult([]string{"c.py", "d.py"}, read, token.NewFileSet(), 2)
+	if err := r.ParseMatchingAnd(context.Background(), nil, []string{"c.py"}); err != nil {
+		t.Fatal(err)
+	}
+	if r.ByPath["c.py"] == nil || len(reads) != 1 {
+		t.Errorf("c.py parsed %v, files read %v", r.ByPath["c.py"] != nil, reads)
+	}
+}
+
 // TestParseLargestFirst: the files that mention a needle are parsed after every file was
 // scanned, the largest first, so that no large file is handed out last.
 func TestParseLargestFirst(t *testing.T) {
