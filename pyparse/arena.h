@@ -17,7 +17,7 @@ void cl_arena_leave(void);
 // cl_arena_install points tree-sitter's allocator at the arena of the calling thread, or at
 // libc's malloc when it has none.
 void cl_arena_install(void);
-// cl_arena_bytes is how much memory a holds from libc.
+// cl_arena_bytes is how much memory a holds (its mapped chunks).
 size_t cl_arena_bytes(const cl_arena *a);
 
 #endif

@@ -188,7 +188,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		root = walk.FindProjectRoot(paths[0])
 	}
 
-	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis, report: map[string]bool{}, files: map[string]walk.File{},
+	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis,
 		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, stdin: opts.Stdin}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
 	var reportFiles []walk.File
