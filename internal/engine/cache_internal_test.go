@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"strings"
@@ -39,5 +40,35 @@ func TestCallsInChunks(t *testing.T) {
 	}
 	if back, err := decodeCalls(bytes.NewReader(nil), 0); err != nil || back == nil {
 		t.Errorf("no records: %v, %v; want an empty list", back, err)
+	}
+}
+
+// TestStampsTable: the stamps read back as written (a time before 1970 too), and a table cut
+// short, with bytes left over, with a flag other than 0 or 1, or of another length is refused.
+func TestStampsTable(t *testing.T) {
+	stamps := []fileStamp{
+		{Size: 12, ModNs: 1_700_000_000_000_000_000},
+		{Size: 0, ModNs: 0, Parsed: true, Hash: [32]byte{1, 2, 3, 31: 9}},
+		{Size: 1 << 40, ModNs: -5_000_000_000},
+	}
+	table := appendStamps(nil, stamps)
+	back, err := decodeStamps(table, len(stamps))
+	if err != nil || !reflect.DeepEqual(back, stamps) {
+		t.Fatalf("read back %v (%v), want %v", back, err, stamps)
+	}
+	flag := len(binary.AppendUvarint(nil, 12)) + len(binary.AppendVarint(nil, stamps[0].ModNs))
+	badFlag := bytes.Clone(table)
+	badFlag[flag] = 2
+	for what, data := range map[string][]byte{
+		"cut short":    table[:len(table)-1],
+		"bytes over":   append(bytes.Clone(table), 0),
+		"another flag": badFlag,
+	} {
+		if _, err := decodeStamps(data, len(stamps)); err == nil {
+			t.Errorf("a table %s was read", what)
+		}
+	}
+	if _, err := decodeStamps(table, len(stamps)+1); err == nil {
+		t.Error("a table of fewer stamps than files was read")
 	}
 }

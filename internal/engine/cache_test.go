@@ -201,6 +201,11 @@ func TestCacheInvalidation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false, 1},
+		{"a file renamed (as many files as before)", func() {
+			if err := os.Rename(filepath.Join(dir, "model.py"), filepath.Join(dir, "model2.py")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, 1},
 	}
 	for _, s := range steps {
 		s.change()

@@ -201,6 +201,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	// Analysis scope: the whole project, so helpers defined elsewhere resolve. What goes
 	// wrong there is worth a warning, never the run: the report scope alone still works.
+	opts.Walk.Jobs = opts.Jobs
 	indexOpts := opts.Walk
 	indexOpts.ForceExclude = true
 	indexFiles, indexWarnings, indexErr := walk.Files([]string{root}, indexOpts)
@@ -228,23 +229,32 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	// Sized once: growing them file by file was most of this loop's time on a warm run.
-	byAbs := make(map[string]string, len(indexFiles))
 	pr.files = make(map[string]walk.File, len(indexFiles))
 	pr.report = make(map[string]bool, len(reportFiles))
-	add := func(f walk.File) string {
-		if d, ok := byAbs[f.Abs]; ok {
+	if sameWalk := len(reportFiles) > 0 && len(indexFiles) > 0 && &reportFiles[0] == &indexFiles[0]; sameWalk {
+		// One walk: no file is met twice.
+		for _, f := range indexFiles {
+			d := displayPath(cwd, f.Abs)
+			pr.files[d] = f
+			pr.report[d] = true
+		}
+	} else {
+		byAbs := make(map[string]string, len(indexFiles))
+		add := func(f walk.File) string {
+			if d, ok := byAbs[f.Abs]; ok {
+				return d
+			}
+			d := displayPath(cwd, f.Abs)
+			byAbs[f.Abs] = d
+			pr.files[d] = f
 			return d
 		}
-		d := displayPath(cwd, f.Abs)
-		byAbs[f.Abs] = d
-		pr.files[d] = f
-		return d
-	}
-	for _, f := range reportFiles {
-		pr.report[add(f)] = true
-	}
-	for _, f := range indexFiles {
-		add(f)
+		for _, f := range reportFiles {
+			pr.report[add(f)] = true
+		}
+		for _, f := range indexFiles {
+			add(f)
+		}
 	}
 	all := make([]string, 0, len(pr.files))
 	for d := range pr.files {
@@ -298,7 +308,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		out.Stats.Cached, out.Stats.Reread = true, cache.reread
 	}
 
-	rep := pr.findings(opts.Rules)
+	rep := pr.findings(opts.Rules, opts.Jobs)
 	if opts.Baseline != nil {
 		rep.Findings = opts.Baseline.Filter(rep.Findings, out.RootRel)
 	}
@@ -424,6 +434,13 @@ func sameDir(paths []string, root string) bool {
 // displayPath is how a file is shown: relative to the working directory when below it,
 // with forward slashes.
 func displayPath(cwd, abs string) string {
+	// Both are clean and absolute: a path below cwd is its text after cwd's (filepath.Rel's
+	// answer, without its work, for every file of a walk).
+	if dir := strings.TrimSuffix(cwd, string(filepath.Separator)); len(abs) > len(dir)+1 && abs[len(dir)] == filepath.Separator && strings.HasPrefix(abs, dir) {
+		if rel := abs[len(dir)+1:]; !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
 	if rel, err := filepath.Rel(cwd, abs); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
 	}

@@ -7,8 +7,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kind is how a file is read.
@@ -50,6 +54,8 @@ type Options struct {
 	// explicitly too, which otherwise are always analysed. pre-commit passes every staged
 	// file by name, so a hook needs it for the exclusions to hold.
 	ForceExclude bool
+	// Jobs is how many directories are read at once (GOMAXPROCS when 0).
+	Jobs int
 }
 
 // defaultExclude follows ruff's default `exclude`, plus __pycache__ and .ipynb_checkpoints
@@ -102,7 +108,8 @@ func Files(roots []string, opts Options) (files []File, warnings []error, err er
 type walker struct {
 	opts     Options
 	excludes *Globs
-	seen     map[string]int // Abs -> index in files
+	roots    int            // roots met so far
+	seen     map[string]int // Abs -> index in files, once a second root is met
 	files    []File
 	warnings []error
 }
@@ -121,17 +128,29 @@ func newWalker(opts Options) (*walker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exclude: %w", err)
 	}
-	return &walker{opts: opts, excludes: g, seen: map[string]int{}}, nil
+	return &walker{opts: opts, excludes: g}, nil
 }
 
 func (w *walker) warn(err error) { w.warnings = append(w.warnings, err) }
 
+// add keeps f, once: a file two roots reach is kept as the first found it, explicit when
+// either named it. Within one root no file is met twice, so the table of those seen is made
+// only when a second root comes (keeping it for a single root was a warm run's largest serial
+// cost after the walk itself).
 func (w *walker) add(f File) {
-	if i, ok := w.seen[f.Abs]; ok {
-		w.files[i].Explicit = w.files[i].Explicit || f.Explicit
-		return
+	if w.roots > 1 {
+		if w.seen == nil {
+			w.seen = make(map[string]int, len(w.files))
+			for i, g := range w.files {
+				w.seen[g.Abs] = i
+			}
+		}
+		if i, ok := w.seen[f.Abs]; ok {
+			w.files[i].Explicit = w.files[i].Explicit || f.Explicit
+			return
+		}
+		w.seen[f.Abs] = len(w.files)
 	}
-	w.seen[f.Abs] = len(w.files)
 	w.files = append(w.files, f)
 }
 
@@ -161,6 +180,7 @@ func Named(name string, opts Options) ([]File, error) {
 }
 
 func (w *walker) root(root string) error {
+	w.roots++
 	clean := filepath.Clean(root)
 	abs, err := filepath.Abs(clean)
 	if err != nil {
@@ -199,7 +219,7 @@ func (w *walker) root(root string) error {
 			comps = nil
 		}
 	}
-	w.dir(abs, clean, comps, st)
+	w.tree(abs, clean, comps, st, w.opts.Jobs)
 	return nil
 }
 
@@ -230,25 +250,141 @@ func components(root, target string) []string {
 	return strings.Split(filepath.ToSlash(rel), "/")
 }
 
-func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
-	entries, err := os.ReadDir(abs)
+// A directory's listing, its ignore files and the checks of its entries are independent of
+// every other directory's, so the directories of a walk are read on several goroutines (the
+// walk was a warm run's longest serial part: 80 ms of 250 on an 11,800-file tree). What
+// each finds is kept in a tree of dirNodes, put together once all are read, in the order a
+// walk on one goroutine meets it: the result and its warnings do not depend on the timing.
+
+// dirNode is one directory of a walk and what reading it found: its own warnings (the
+// listing's, its ignore files'), then its entries in listing order, each a file kept or a
+// subdirectory walked.
+type dirNode struct {
+	abs, display string
+	comps        []string
+	st           *ignoreState
+	warnings     []error
+	entries      []dirEntry
+}
+
+// dirEntry is a file (kid nil) or a subdirectory (kid).
+type dirEntry struct {
+	file File
+	kid  *dirNode
+}
+
+// tree walks the directory top (abs, shown as display) on jobs goroutines (GOMAXPROCS when
+// jobs <= 0) and adds what it finds to w, in a one-goroutine walk's order.
+func (w *walker) tree(abs, display string, comps []string, st *ignoreState, jobs int) {
+	top := &dirNode{abs: abs, display: display, comps: comps, st: st}
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu      sync.Mutex
+		more    = sync.NewCond(&mu)
+		queue   = []*dirNode{top}
+		pending = 1 // directories queued or being read
+		failure any
+		wg      sync.WaitGroup
+	)
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				// A bug in one would end the process: raised again in the caller instead.
+				if v := recover(); v != nil {
+					mu.Lock()
+					if failure == nil {
+						failure = fmt.Sprintf("%v\n%s", v, debug.Stack())
+					}
+					queue, pending = nil, 0
+					more.Broadcast()
+					mu.Unlock()
+				}
+			}()
+			for {
+				mu.Lock()
+				for len(queue) == 0 && pending > 0 {
+					more.Wait()
+				}
+				if len(queue) == 0 {
+					mu.Unlock()
+					return
+				}
+				d := queue[len(queue)-1]
+				queue = queue[:len(queue)-1]
+				mu.Unlock()
+				kids := w.read(d)
+				mu.Lock()
+				if failure == nil {
+					queue = append(queue, kids...)
+					pending += len(kids) - 1
+				}
+				if len(kids) > 0 || pending == 0 {
+					more.Broadcast()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+	w.files = slices.Grow(w.files, top.count())
+	w.gather(top)
+}
+
+// count is the number of files below d.
+func (d *dirNode) count() int {
+	n := 0
+	for _, e := range d.entries {
+		if e.kid != nil {
+			n += e.kid.count()
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// gather adds d's warnings and entries to w, depth first.
+func (w *walker) gather(d *dirNode) {
+	w.warnings = append(w.warnings, d.warnings...)
+	for _, e := range d.entries {
+		if e.kid != nil {
+			w.gather(e.kid)
+		} else {
+			w.add(e.file)
+		}
+	}
+}
+
+// read lists the directory d, keeps its files and returns its subdirectories to walk (each
+// also among d.entries). It touches nothing but d and the immutable walker settings, so
+// directories are read concurrently.
+func (w *walker) read(d *dirNode) []*dirNode {
+	warn := func(err error) { d.warnings = append(d.warnings, err) }
+	entries, err := os.ReadDir(d.abs)
 	if err != nil {
 		// ReadDir returns what it read before the error; keep going with that.
-		w.warn(fmt.Errorf("read directory %s: %w", display, unwrapPath(err)))
+		warn(fmt.Errorf("read directory %s: %w", d.display, unwrapPath(err)))
 	}
+	st := d.st
 	if st != nil {
 		known := entries
 		if err != nil {
 			known = nil // a listing cut short may miss the ignore files: try them all
 		}
-		st = st.withFiles(abs, comps, known, w.warn)
+		st = st.withFiles(d.abs, d.comps, known, warn)
 	}
-	ign := st.forDir(comps)
+	ign := st.forDir(d.comps)
+	var kids []*dirNode
 	for _, e := range entries {
 		name := e.Name()
-		childAbs := filepath.Join(abs, name)
-		childDisplay := filepath.Join(display, name)
-		childComps := append(comps[:len(comps):len(comps)], name) //nolint:gocritic // a fresh copy per child, on purpose
+		childAbs := filepath.Join(d.abs, name)
 		t := e.Type()
 		switch {
 		case t&fs.ModeSymlink != 0:
@@ -263,15 +399,21 @@ func (w *walker) dir(abs, display string, comps []string, st *ignoreState) {
 			if ign.ignored(name, true) {
 				continue
 			}
-			w.dir(childAbs, childDisplay, childComps, st)
+			kid := &dirNode{abs: childAbs, display: filepath.Join(d.display, name), st: st,
+				comps: append(d.comps[:len(d.comps):len(d.comps)], name)} //nolint:gocritic // a fresh copy per child, on purpose
+			d.entries = append(d.entries, dirEntry{kid: kid})
+			kids = append(kids, kid)
 		case t.IsRegular():
 			kind, ok := kindOf(name)
 			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
 				continue
 			}
-			w.add(File{Path: childDisplay, Abs: childAbs, Kind: kind})
+			d.entries = append(d.entries, dirEntry{file: File{Path: filepath.Join(d.display, name), Abs: childAbs, Kind: kind}})
 		}
 	}
+	// Pushed last, popped first: the first subdirectory is read next, as a walk in order would.
+	slices.Reverse(kids)
+	return kids
 }
 
 func unwrapPath(err error) error {

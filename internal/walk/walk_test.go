@@ -515,3 +515,59 @@ func TestNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelWalkInOrder: directories are read on several goroutines, yet the files and the
+// warnings come out as a walk in listing order gives them, whatever the goroutines' timing.
+// The warnings here are ignore files that cannot be read (links to themselves) in many
+// directories; the order to expect is filepath.WalkDir's, which walks in lexical order.
+func TestParallelWalkInOrder(t *testing.T) {
+	root := t.TempDir()
+	for i := range 6 {
+		for j := range 5 {
+			dir := filepath.Join(root, "d"+string(rune('a'+i)), "s"+string(rune('a'+j)))
+			write(t, dir, "m.py", "skip.py", "deep/x.py")
+			// A directory's own warnings come before its subdirectories'.
+			for k, d := range []string{dir, filepath.Join(dir, "deep")} {
+				if (i+j)%(2+k) == 0 {
+					if err := os.Symlink(".ignore", filepath.Join(d, ".ignore")); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		writeText(t, filepath.Join(root, "d"+string(rune('a'+i)), ".ignore"), "skip.py\n")
+	}
+	var wantWarned []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == ".ignore" && d.Type()&os.ModeSymlink != 0 {
+			wantWarned = append(wantWarned, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, oneWarnings, err := Files([]string{root}, Options{RespectGitignore: true, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one) != 6*5*2 {
+		t.Fatalf("%d files, want %d (skip.py ignored)", len(one), 6*5*2)
+	}
+	var warned []string
+	for _, w := range oneWarnings {
+		warned = append(warned, strings.TrimPrefix(strings.SplitN(w.Error(), ": ", 2)[0], "read "))
+	}
+	if !reflect.DeepEqual(warned, wantWarned) {
+		t.Fatalf("warnings for %q, want %q", warned, wantWarned)
+	}
+	for range 20 {
+		files, warnings, err := Files([]string{root}, Options{RespectGitignore: true, Jobs: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(files, one) || !reflect.DeepEqual(warnings, oneWarnings) {
+			t.Fatalf("8 goroutines found %d files and warnings %v; one found %d and %v", len(files), warnings, len(one), oneWarnings)
+		}
+	}
+}
