@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"fmt"
+	"iter"
 	"runtime"
 	"slices"
 	"sort"
@@ -202,11 +203,74 @@ type graphMemo struct {
 	jobs int
 	// caches are each goroutine's probeCache, kept from round to round.
 	caches []*probeCache
+	// callers are the call edges of every file by callee, entCallers the edges of with
+	// items: each list in the files' order, and a file's edges in its order. A round
+	// changes the lists of the edges of the files it resolved again, not all (building
+	// them anew was most of a late round's time on a large tree: 18 ms for 53,000 edges).
+	callers, entCallers edgesByCallee
+}
+
+// callersOf are the edges to fn: the call edges, then the with items'.
+func (memo *graphMemo) callersOf(fn *pyparse.Function) iter.Seq[*Edge] {
+	return func(yield func(*Edge) bool) {
+		for _, list := range [2][]*Edge{memo.callers[fn], memo.entCallers[fn]} {
+			for _, e := range list {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// edgesByCallee lists edges by their callee.
+type edgesByCallee map[*pyparse.Function][]*Edge
+
+// update replaces the edges of the files in todo (in the files' order; before[i] is what
+// todo[i] contributed before, nil for a new file) with those files now hold, as edges
+// picks them from a file's contribution.
+func (by edgesByCallee) update(todo []*pyparse.File, before []*fileGraph, now map[*pyparse.File]*fileGraph, edges func(*fileGraph) []*Edge) {
+	redone := make(map[*pyparse.File]bool, len(todo))
+	added := map[*pyparse.Function][]*Edge{}
+	for i, f := range todo {
+		if before[i] != nil {
+			redone[f] = true
+			for _, e := range edges(before[i]) {
+				if _, ok := added[e.Callee]; !ok {
+					added[e.Callee] = nil
+				}
+			}
+		}
+		for _, e := range edges(now[f]) {
+			added[e.Callee] = append(added[e.Callee], e)
+		}
+	}
+	for callee, add := range added {
+		var kept []*Edge
+		for _, e := range by[callee] {
+			if !redone[e.File] {
+				kept = append(kept, e)
+			}
+		}
+		merged := make([]*Edge, 0, len(kept)+len(add))
+		for len(kept) > 0 && len(add) > 0 {
+			if kept[0].File.Path < add[0].File.Path {
+				merged, kept = append(merged, kept[0]), kept[1:]
+			} else {
+				merged, add = append(merged, add[0]), add[1:]
+			}
+		}
+		if merged = append(append(merged, kept...), add...); len(merged) > 0 {
+			by[callee] = merged
+		} else {
+			delete(by, callee)
+		}
+	}
 }
 
 func newGraphMemo() *graphMemo {
 	return &graphMemo{calls: callMemo{}, entered: callMemo{}, files: map[*pyparse.File]*fileGraph{},
-		fileOf: map[*pyparse.Function]*pyparse.File{}}
+		fileOf: map[*pyparse.Function]*pyparse.File{}, callers: edgesByCallee{}, entCallers: edgesByCallee{}}
 }
 
 // fileGraph is what one file's calls contribute to the graph, in the order of its calls
@@ -315,6 +379,7 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 	changed := proj.table.idNumbers(proj.changedSince(now, memo.last))
 	memo.last = now
 	var todo []*pyparse.File
+	var before []*fileGraph
 	for _, f := range res.Files {
 		fg := memo.files[f]
 		if fg == nil {
@@ -324,17 +389,15 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 		}
 		if fg == nil || fg.untrusted || fg.readsAny(changed) {
 			todo = append(todo, f)
+			before = append(before, fg)
 		}
 	}
 	proj.graphsOf(todo, extra, memo)
-	var edges, entEdges []*Edge
+	memo.callers.update(todo, before, memo.files, func(fg *fileGraph) []*Edge { return fg.callEdges })
+	memo.entCallers.update(todo, before, memo.files, func(fg *fileGraph) []*Edge { return fg.entEdges })
 	for _, f := range res.Files {
-		fg := memo.files[f]
-		g.Targets = append(g.Targets, fg.targets...)
-		edges = append(edges, fg.callEdges...)
-		entEdges = append(entEdges, fg.entEdges...)
+		g.Targets = append(g.Targets, memo.files[f].targets...)
 	}
-	edges = append(edges, entEdges...)
 	// Helpers: functions whose own body holds a target, then their callers' functions,
 	// transitively. The visited set makes recursion and cycles terminate.
 	var queue []*pyparse.Function
@@ -344,14 +407,10 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 			queue = append(queue, fn)
 		}
 	}
-	byCallee := map[*pyparse.Function][]*Edge{}
-	for _, e := range edges {
-		byCallee[e.Callee] = append(byCallee[e.Callee], e)
-	}
 	for len(queue) > 0 {
 		fn := queue[0]
 		queue = queue[1:]
-		for _, e := range byCallee[fn] {
+		for e := range memo.callersOf(fn) {
 			g.Callers[fn] = append(g.Callers[fn], e)
 			if caller := e.Call.Function; caller != nil {
 				g.Inner[caller] = append(g.Inner[caller], e)

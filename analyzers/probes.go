@@ -51,31 +51,33 @@ func (pr probe) id() probeID { return probeID{kind: pr.kind, name: pr.name, cls:
 // answers are the project's answers to every probe as one round gives them: the tables
 // reindex builds, which a later round replaces and never changes in place.
 type answers struct {
-	parsed     map[string]*pyparse.File
-	funcNames  map[string]bool
+	parsed map[string]*pyparse.File
+	// names are the function names the files indexed since the last answers added to the
+	// project's (which only grows, in place).
+	names      []string
 	fields     map[string]bool
 	subclasses map[*pyparse.Class][]classRef
 }
 
 func (p *project) answers() answers {
-	return answers{parsed: maps.Clone(p.res.ByPath), funcNames: p.funcNames, fields: p.classFields(), subclasses: p.subclasses}
+	names := p.addedNames
+	p.addedNames = nil
+	return answers{parsed: maps.Clone(p.res.ByPath), names: names, fields: p.classFields(), subclasses: p.subclasses}
 }
 
 // changedSince are the probes whose answer is now other than last's. Files are only ever
 // added to a parse, so function names and class fields are only ever added, by the files
-// parsed since: those are all that is read for them.
+// parsed since: those are all that is read for them (the names, now.names).
 func (p *project) changedSince(now, last answers) map[probeID]bool {
 	changed := map[probeID]bool{}
+	for _, name := range now.names {
+		changed[probeID{kind: probeFuncName, name: name}] = true
+	}
 	for path, f := range now.parsed {
 		if last.parsed[path] == f {
 			continue
 		}
 		changed[probeID{kind: probeParsed, name: path}] = true
-		for _, fn := range f.Functions {
-			if !last.funcNames[fn.Name] {
-				changed[probeID{kind: probeFuncName, name: fn.Name}] = true
-			}
-		}
 		for _, name := range p.fieldsOf(f) {
 			if !last.fields[name] {
 				changed[probeID{kind: probeField, name: name}] = true

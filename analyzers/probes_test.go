@@ -72,8 +72,9 @@ func fixtureProjects(t *testing.T) map[string][]string {
 }
 
 // TestGraphAcrossRounds: a call graph built round after round, a few files parsed in each
-// (a round keeps what the files whose calls read no changed answer contributed), is the
-// graph built once over the same files. Each fixture project is parsed a file per round,
+// (a round keeps what the files whose calls read no changed answer contributed, and the
+// edges by callee of the others), is the graph built once over the same files, in the same
+// order. Each fixture project is parsed a file per round,
 // in path order and in reverse, so that definitions arrive both before and after the
 // calls that reach them.
 func TestGraphAcrossRounds(t *testing.T) {
@@ -105,7 +106,7 @@ func graphAcrossRounds(t *testing.T, jobs int) {
 			}
 			proj.reindex()
 			once := buildGraph(proj, res, nil, newGraphMemo())
-			if got, want := graphText(g), graphText(once); got != want {
+			if got, want := orderedGraphText(g), orderedGraphText(once); got != want {
 				t.Errorf("%s: built round by round\n%s\nbuilt once\n%s", dir, got, want)
 			}
 		}
@@ -116,26 +117,6 @@ func reversed(s []string) []string {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
-}
-
-// graphText lists a graph's targets, edges and helpers, one per line.
-func graphText(g *CallGraph) string {
-	var lines []string
-	for _, t := range g.Targets {
-		lines = append(lines, fmt.Sprintf("target %s:%d %s", t.File.Path, t.Call.Node.Start, t.Spelling))
-	}
-	for fn, es := range g.Callers {
-		for _, e := range es {
-			lines = append(lines, fmt.Sprintf("caller of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
-		}
-	}
-	for fn, es := range g.Inner {
-		for _, e := range es {
-			lines = append(lines, fmt.Sprintf("inner of %s.%s: %s:%d", g.FileOf[fn].Path, fn.QualName, e.File.Path, e.Call.Node.Start))
-		}
-	}
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
 }
 
 // TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
@@ -307,5 +288,45 @@ func TestProbeTableConcurrent(t *testing.T) {
 	}
 	if len(seen) != count || tb.probes.n != count {
 		t.Errorf("%d probes got %d numbers; the table holds %d", count, len(seen), tb.probes.n)
+	}
+}
+
+// TestIndexGrowsInFileOrder: the tables reindex grows round by round (classes by name,
+// function names) are those one reindex of the same files builds, each class list in the
+// files' order, whatever order the rounds parsed the files in.
+func TestIndexGrowsInFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"a.py", "b.py", "c.py", "d.py"} {
+		p := filepath.Join(dir, name)
+		src := fmt.Sprintf("class Model:\n    pass\n\n\nclass Only%s:\n    pass\n\n\ndef fn_%s():\n    pass\n", name[:1], name[:1])
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	table := func(p *project) string {
+		var lines []string
+		for _, name := range slices.Sorted(maps.Keys(p.classes)) {
+			for _, r := range p.classes[name] {
+				lines = append(lines, name+" "+filepath.Base(r.file.Path))
+			}
+		}
+		return strings.Join(lines, "\n") + "\n" + strings.Join(slices.Sorted(maps.Keys(p.funcNames)), " ")
+	}
+	for _, order := range [][]string{{files[2], files[0], files[3], files[1]}, reversed(files)} {
+		res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+		proj := newProject(dir, files, res)
+		for _, f := range order {
+			if err := res.ParseFiles(context.Background(), []string{f}); err != nil {
+				t.Fatal(err)
+			}
+			proj.reindex()
+		}
+		once := newProject(dir, files, res)
+		once.reindex()
+		if got, want := table(proj), table(once); got != want {
+			t.Errorf("parsed in the order %q, the tables are\n%s\nwhere one reindex gives\n%s", order, got, want)
+		}
 	}
 }
