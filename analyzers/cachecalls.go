@@ -185,6 +185,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	}
 	g.Rounds = round
 	g.Needles = needles
+	proj.graphDone()
 	return g, nil
 }
 

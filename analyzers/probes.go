@@ -212,6 +212,13 @@ func (p *project) computing(key probeKey) func() {
 	}
 }
 
+// graphDone drops what numbered and kept the probes of the graph's calls once the graph is
+// final: no analysis after it resolves a call again (7-15 MB of the 260 MB live when
+// classification starts on the 15-project tree).
+func (p *project) graphDone() {
+	p.table, p.probeCache, p.probes, p.cacheProbes = nil, nil, nil, map[probeKey][]probe{}
+}
+
 // record resolves one call with the probes recorded, and returns the number of their set.
 func (p *project) record(resolve func()) int32 {
 	p.recording, p.probes = true, p.probes[:0]
