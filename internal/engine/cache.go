@@ -122,7 +122,11 @@ func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs 
 	rc.stamps = make([]fileStamp, len(paths))
 	rc.statOK = make([]bool, len(paths))
 	rc.each(func(i int) {
-		if fi, err := os.Stat(pr.files[paths[i]].Abs); err == nil {
+		f, ok := pr.file(paths[i])
+		if !ok {
+			return
+		}
+		if fi, err := os.Stat(f.Abs); err == nil {
 			rc.stamps[i] = fileStamp{Size: fi.Size(), ModNs: fi.ModTime().UnixNano()}
 			rc.statOK[i] = true
 		}

@@ -89,7 +89,7 @@ func (pr *project) analyse() *analysed {
 // ignores and suppressed lines.
 func (pr *project) findings(enabled map[string]bool, jobs int) *report.Report {
 	rep := &report.Report{Source: pr.source}
-	rep.FilesChecked = len(pr.report)
+	rep.FilesChecked = pr.reportedCount()
 	var parseErrors []report.Finding
 	if enabled[rules.CL900] {
 		parseErrors = pr.parseErrorFindings()
@@ -100,7 +100,7 @@ func (pr *project) findings(enabled map[string]bool, jobs int) *report.Report {
 	var files []string
 	seen := map[string]bool{}
 	for _, f := range pr.a.Findings {
-		if enabled[f.Code] && pr.report[f.File] && !seen[f.File] {
+		if enabled[f.Code] && pr.reported(f.File) && !seen[f.File] {
 			seen[f.File] = true
 			files = append(files, f.File)
 		}
@@ -129,7 +129,7 @@ func (pr *project) findings(enabled map[string]bool, jobs int) *report.Report {
 		return false
 	}
 	for _, f := range pr.a.Findings {
-		if !enabled[f.Code] || !pr.report[f.File] {
+		if !enabled[f.Code] || !pr.reported(f.File) {
 			continue
 		}
 		if suppressed(f.File, f.Code, programLine(&f)) {
@@ -224,7 +224,7 @@ type syntaxError struct {
 func (pr *project) syntaxErrors() []syntaxError {
 	var out []syntaxError
 	for _, se := range pr.a.Syntax {
-		if pr.report[se.At.File] {
+		if pr.reported(se.At.File) {
 			out = append(out, se)
 		}
 	}
@@ -240,7 +240,7 @@ func (pr *project) parseErrorFindings() []report.Finding {
 		out = append(out, fd)
 	}
 	for _, fl := range pr.a.Failures {
-		if !pr.report[fl.Path] {
+		if !pr.reported(fl.Path) {
 			continue
 		}
 		out = append(out, report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity,
@@ -266,7 +266,7 @@ func programLine(f *report.Finding) int {
 func (pr *project) callRecords() []report.CallRecord {
 	out := []report.CallRecord{}
 	for _, rec := range pr.a.Calls {
-		if pr.report[rec.File] {
+		if pr.reported(rec.File) {
 			if rec.Via == nil {
 				rec.Via = []string{} // "via": [] for no helper (a cached record lost the empty list)
 			}

@@ -185,3 +185,41 @@ func TestRelatedLocationsPrintAsNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameSourceLines: a frame's lines are the text split at "\n", each without a "\r"
+// before it, as many as strings.Split gives (an empty text is one empty line; a file the
+// report has no text for, none), and each file is read once.
+func TestFrameSourceLines(t *testing.T) {
+	texts := map[string]string{
+		"a.py": "x = 1\r\ny = 2\n\nz = 3",
+		"b.py": "last\n",
+		"c.py": "",
+	}
+	reads := 0
+	rep := &report.Report{Source: func(file string) []byte {
+		reads++
+		if s, ok := texts[file]; ok {
+			return []byte(s)
+		}
+		return nil
+	}}
+	src := &frameSources{rep: rep, files: map[string]*sourceText{}}
+	for _, file := range []string{"a.py", "b.py", "c.py", "a.py"} {
+		want := strings.Split(texts[file], "\n")
+		lines := src.of(file)
+		if lines.count() != len(want) {
+			t.Fatalf("%s: %d lines, want %d", file, lines.count(), len(want))
+		}
+		for i, w := range want {
+			if got := lines.line(i + 1); got != strings.TrimSuffix(w, "\r") {
+				t.Errorf("%s line %d = %q, want %q", file, i+1, got, strings.TrimSuffix(w, "\r"))
+			}
+		}
+	}
+	if n := src.of("missing.py").count(); n != 0 {
+		t.Errorf("a file without text has %d lines", n)
+	}
+	if reads != 4 {
+		t.Errorf("%d reads of 4 files' texts", reads)
+	}
+}
