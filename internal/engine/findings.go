@@ -24,8 +24,8 @@ type analysed struct {
 	Findings []report.Finding
 	// Syntax are the parsed files with syntax errors, by path.
 	Syntax []syntaxError
-	// SyntaxCount is the number of syntax errors of each parsed file (ApplyFixes keeps a
-	// fix only if the fixed text has no more).
+	// SyntaxCount is the number of syntax errors of each parsed file that has any
+	// (ApplyFixes keeps a fix only if the fixed text has no more).
 	SyntaxCount map[string]int
 	Failures    []failure
 	// Calls are the classified calls, positions resolved.
@@ -61,10 +61,10 @@ func (pr *project) analyse() *analysed {
 	rule, _ := rules.Lookup(rules.CL900)
 	for _, path := range slices.Sorted(maps.Keys(pr.facts.Files)) {
 		f := pr.facts.Files[path]
-		a.SyntaxCount[path] = len(f.Errors)
 		if len(f.Errors) == 0 {
-			continue
+			continue // no entry: the count is 0 (a cache entry keeps no 1,800 zeros)
 		}
+		a.SyntaxCount[path] = len(f.Errors)
 		e := f.Errors[0]
 		fd := report.Finding{Code: rule.Code, Name: rule.Name, Severity: rule.Severity, Message: text(e.Msg), File: f.Path,
 			Line: e.Line, Column: e.Col, EndLine: e.Line, EndColumn: e.Col, URL: rule.URL()}
