@@ -18,6 +18,11 @@ import (
 type Globs struct {
 	base  string // absolute, slash-separated
 	globs []glob
+	// names are the patterns that are a plain base name ("venv", ".git": every default
+	// exclude), matched by a lookup; rest are the others. A walk matches every entry
+	// against the patterns: matching each name with doublestar was an eighth of its time.
+	names map[string]bool
+	rest  []glob
 }
 
 type glob struct {
@@ -62,6 +67,14 @@ func CompileGlobs(base string, patterns []string) (*Globs, error) {
 			gl.pattern = path.Clean(s)
 		}
 		g.globs = append(g.globs, gl)
+		if !gl.anchored && !strings.ContainsAny(gl.pattern, `*?[]{}\`) {
+			if g.names == nil {
+				g.names = map[string]bool{}
+			}
+			g.names[gl.pattern] = true
+		} else {
+			g.rest = append(g.rest, gl)
+		}
 	}
 	return g, nil
 }
@@ -90,8 +103,11 @@ func (g *Globs) Match(p string) bool {
 // matchAbs matches an absolute, cleaned, slash-separated path.
 func (g *Globs) matchAbs(abs string) bool {
 	base := path.Base(abs)
+	if g.names[base] {
+		return true
+	}
 	rel, inBase := relSlash(g.base, abs)
-	for _, gl := range g.globs {
+	for _, gl := range g.rest {
 		var ok bool
 		switch {
 		case gl.absolute:

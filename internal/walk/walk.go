@@ -384,7 +384,7 @@ func (w *walker) read(d *dirNode) []*dirNode {
 	var kids []*dirNode
 	for _, e := range entries {
 		name := e.Name()
-		childAbs := filepath.Join(d.abs, name)
+		childAbs := joinName(d.abs, name)
 		t := e.Type()
 		switch {
 		case t&fs.ModeSymlink != 0:
@@ -399,7 +399,7 @@ func (w *walker) read(d *dirNode) []*dirNode {
 			if ign.ignored(name, true) {
 				continue
 			}
-			kid := &dirNode{abs: childAbs, display: filepath.Join(d.display, name), st: st,
+			kid := &dirNode{abs: childAbs, display: joinName(d.display, name), st: st,
 				comps: append(d.comps[:len(d.comps):len(d.comps)], name)} //nolint:gocritic // a fresh copy per child, on purpose
 			d.entries = append(d.entries, dirEntry{kid: kid})
 			kids = append(kids, kid)
@@ -408,12 +408,26 @@ func (w *walker) read(d *dirNode) []*dirNode {
 			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
 				continue
 			}
-			d.entries = append(d.entries, dirEntry{file: File{Path: filepath.Join(d.display, name), Abs: childAbs, Kind: kind}})
+			d.entries = append(d.entries, dirEntry{file: File{Path: joinName(d.display, name), Abs: childAbs, Kind: kind}})
 		}
 	}
 	// Pushed last, popped first: the first subdirectory is read next, as a walk in order would.
 	slices.Reverse(kids)
 	return kids
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and an entry's name, without Join's
+// cleaning (a tenth of a walk's time when done for every entry).
+func joinName(dir, name string) string {
+	switch {
+	case runtime.GOOS == "windows":
+		return filepath.Join(dir, name) // a volume's current directory ("C:") joins without a separator
+	case dir == ".":
+		return name
+	case strings.HasSuffix(dir, string(filepath.Separator)):
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 func unwrapPath(err error) error {

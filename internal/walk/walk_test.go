@@ -571,3 +571,15 @@ func TestParallelWalkInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinName: an entry's path is filepath.Join's, without its cleaning.
+func TestJoinName(t *testing.T) {
+	sep := string(filepath.Separator)
+	for _, dir := range []string{".", "src", sep, sep + "abs" + sep + "dir", "..", ".." + sep + "up"} {
+		for _, name := range []string{"a.py", ".hidden", "..x", "sp ace"} {
+			if got, want := joinName(dir, name), filepath.Join(dir, name); got != want {
+				t.Errorf("joinName(%q, %q) = %q, want %q", dir, name, got, want)
+			}
+		}
+	}
+}
