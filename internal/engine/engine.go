@@ -262,7 +262,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			add(f)
 		}
 	}
-	slices.SortFunc(files, func(a, b shown) int { return strings.Compare(a.path, b.path) })
+	byPath := func(a, b shown) int { return strings.Compare(a.path, b.path) }
+	if !slices.IsSortedFunc(files, byPath) { // a walk of the working directory comes sorted
+		slices.SortFunc(files, byPath)
+	}
 	pr.paths, pr.walked = make([]string, len(files)), make([]walk.File, len(files))
 	for i, f := range files {
 		pr.paths[i], pr.walked[i] = f.path, f.file
