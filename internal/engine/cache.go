@@ -64,7 +64,7 @@ const DefaultCacheDir = ".cachelint_cache"
 // The checksums make an entry changed on disk a miss: gob reads most changed bytes as other
 // values (one bit flipped in a small entry was trusted, giving other findings, one time in
 // five).
-const cacheFormat = "cachelint-cache-6\n"
+const cacheFormat = "cachelint-cache-7\n"
 
 // cacheEntry is one cache file.
 type cacheEntry struct {
@@ -516,16 +516,8 @@ func removeStaleTemps(dir string) {
 	}
 }
 
-// writeAtomic replaces file (in dir) with data: a concurrent reader sees the old file or
-// the new one, never half of one.
-func writeAtomic(dir, file string, data []byte) error {
-	return writeAtomicWith(dir, file, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// writeAtomicWith replaces file (in dir) with what write writes, as writeAtomic does.
+// writeAtomicWith replaces file (in dir) with what write writes: a concurrent reader sees
+// the old file or the new one, never half of one.
 func writeAtomicWith(dir, file string, write func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {

@@ -283,6 +283,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		var trees *treeStore
 		if cache != nil {
 			trees = cache.trees()
+			defer trees.close()
 			settings.Trees = trees
 			if sigs := cache.signatures(); len(sigs) > 0 {
 				// Each is asked for once; once taken, the store's bytes can go.
@@ -311,6 +312,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			if err := cache.save(pr.a, pr.facts); err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
 			} else if ctx.Err() == nil && len(pr.a.Errors) == 0 && len(pr.a.Failures) == 0 {
+				trees.finish()
 				trees.prune()
 			}
 		}

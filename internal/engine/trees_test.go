@@ -6,26 +6,30 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cachelint/cachelint/internal/engine"
 )
 
-// treeFiles lists the trees kept in a cache folder, by entry folder.
-func treeFiles(t *testing.T, cacheDir string) map[string][]string {
+// treeFiles lists the keys of the trees kept in a cache folder, by entry folder (every pack
+// of it together), and how many packs each folder holds.
+func treeFiles(t *testing.T, cacheDir string) (map[string][]string, map[string]int) {
 	t.Helper()
 	dirs, err := filepath.Glob(filepath.Join(cacheDir, "trees-*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
+	out, packs := map[string][]string{}, map[string]int{}
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
+		byPack, err := engine.TreeKeys(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range entries {
-			out[filepath.Base(d)] = append(out[filepath.Base(d)], e.Name())
+		for _, keys := range byPack {
+			out[filepath.Base(d)] = append(out[filepath.Base(d)], keys...)
 		}
+		packs[filepath.Base(d)] = len(byPack)
 	}
-	return out
+	return out, packs
 }
 
 // TestTreesReused edits a parsed file: the run after it analyses again, takes every other
@@ -38,13 +42,13 @@ func TestTreesReused(t *testing.T) {
 	if first.Stats.Reused != 0 || first.Stats.Parsed < 2 {
 		t.Fatalf("first run: %d parsed, %d reused; want at least 2 parsed, none reused", first.Stats.Parsed, first.Stats.Reused)
 	}
-	trees := treeFiles(t, cacheDir)
+	trees, packs := treeFiles(t, cacheDir)
 	if len(trees) != 1 {
 		t.Fatalf("tree folders %v, want one", trees)
 	}
-	for _, names := range trees {
-		if len(names) != first.Stats.Parsed {
-			t.Fatalf("%d trees kept for %d parsed files", len(names), first.Stats.Parsed)
+	for f, names := range trees {
+		if len(names) != first.Stats.Parsed || packs[f] != 1 {
+			t.Fatalf("%d trees in %d packs kept for %d parsed files, want one pack", len(names), packs[f], first.Stats.Parsed)
 		}
 	}
 
@@ -60,9 +64,12 @@ func TestTreesReused(t *testing.T) {
 	if got != want {
 		t.Errorf("with kept trees:\n%s\nwithout the cache:\n%s", got, want)
 	}
-	for _, names := range treeFiles(t, cacheDir) {
-		if len(names) != res.Stats.Parsed {
-			t.Errorf("%d trees kept after the edit, want %d: the edited file's old tree is removed", len(names), res.Stats.Parsed)
+	// The first run's pack stays (all but one of its trees are read), beside a pack of the
+	// edited file's tree.
+	trees, packs = treeFiles(t, cacheDir)
+	for f, names := range trees {
+		if len(names) != res.Stats.Parsed+1 || packs[f] != 2 {
+			t.Errorf("%d trees in %d packs kept after the edit, want %d in 2", len(names), packs[f], res.Stats.Parsed+1)
 		}
 	}
 }
@@ -74,26 +81,31 @@ func TestTreesBadEntries(t *testing.T) {
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	_, want := runCached(t, cacheDir, []string{dir}, dir)
-	var folder string
-	for f, names := range treeFiles(t, cacheDir) {
-		folder = filepath.Join(cacheDir, f)
-		for i, n := range names {
-			p := filepath.Join(folder, n)
-			data, err := os.ReadFile(p)
+	dirs, _ := filepath.Glob(filepath.Join(cacheDir, "trees-*"))
+	for _, d := range dirs {
+		spans, err := engine.TreeSpans(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pack, trees := range spans {
+			data, err := os.ReadFile(pack)
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch i % 3 {
-			case 0:
-				data = data[:len(data)/2]
-			case 1:
-				for j := len(data) / 2; j < len(data); j++ {
-					data[j] ^= 0x5a
+			for i, sp := range trees {
+				tree := data[sp[0] : sp[0]+sp[1]]
+				switch i % 3 {
+				case 0:
+					clear(tree[len(tree)/2:]) // as if cut
+				case 1:
+					for j := len(tree) / 2; j < len(tree); j++ {
+						tree[j] ^= 0x5a
+					}
+				default:
+					copy(tree, "not a tree")
 				}
-			default:
-				data = []byte("not a tree")
 			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
+			if err := os.WriteFile(pack, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

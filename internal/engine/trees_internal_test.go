@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// storeRun is one run's use of a tree store: the trees it reads (and finds), then those it
+// writes, then its end; it returns the keys it found.
+func storeRun(t *testing.T, dir string, read []string, write map[string]string) []string {
+	t.Helper()
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer s.close()
+	var found []string
+	for _, k := range read {
+		if data := s.Get(k); data != nil {
+			if want, _ := treeText(k); string(data) != want {
+				t.Fatalf("tree %s read back as %q", k, data)
+			}
+			found = append(found, k)
+		}
+	}
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range write {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		s.Put(k, []byte(write[k]))
+	}
+	s.finish()
+	s.prune()
+	return found
+}
+
+// treeText is the text the tests store under key k.
+func treeText(k string) (string, bool) { return "tree of " + k, true }
+
+func trees(keys ...string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		out[k], _ = treeText(k)
+	}
+	return out
+}
+
+func packCount(t *testing.T, dir string) (packs, keys int) {
+	t.Helper()
+	byPack, err := treeKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ks := range byPack {
+		keys += len(ks)
+	}
+	return len(byPack), keys
+}
+
+// TestTreePacks: a run's trees go into one pack, read back by later runs; a pack no run read
+// from is removed; packs are merged when they multiply, the largest kept while most of its
+// trees are read, merged too once most are not; a key written again is read from the
+// newest pack; a pack that does not read is ignored and removed.
+func TestTreePacks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "trees-x")
+	var first []string
+	for i := range 20 {
+		first = append(first, fmt.Sprintf("k%02d", i))
+	}
+	storeRun(t, dir, first, trees(first...))
+	if packs, keys := packCount(t, dir); packs != 1 || keys != 20 {
+		t.Fatalf("after the first run: %d packs, %d trees; want 1 and 20", packs, keys)
+	}
+	if got := storeRun(t, dir, first, nil); len(got) != 20 {
+		t.Fatalf("a second run found %d of the 20 trees", len(got))
+	}
+	// Edited runs: each reads all but one tree and writes that one anew.
+	for i := range maxPacks {
+		k := first[i]
+		read := slices.DeleteFunc(slices.Clone(first), func(x string) bool { return x == k })
+		storeRun(t, dir, read, map[string]string{k: "tree of " + k})
+		packs, _ := packCount(t, dir)
+		if i+2 <= maxPacks && packs != i+2 {
+			t.Fatalf("after %d edited runs: %d packs, want %d", i+1, packs, i+2)
+		}
+		if packs > maxPacks {
+			t.Fatalf("after %d edited runs: %d packs, more than %d", i+1, packs, maxPacks)
+		}
+	}
+	if got := storeRun(t, dir, first, nil); len(got) != 20 {
+		t.Fatalf("after the merge, %d of the 20 trees found", len(got))
+	}
+	// A run that reads only 3 trees: the first pack holds none of them (they were written
+	// again) and goes; the merged pack holds 8, most no longer read: all is merged.
+	storeRun(t, dir, first[:3], nil)
+	if packs, keys := packCount(t, dir); packs != 1 || keys != 3 {
+		t.Errorf("after a run that read 3 trees: %d packs, %d trees; want 1 and 3", packs, keys)
+	}
+	// A key written again (its tree did not decode) is read from the newest pack.
+	storeRun(t, dir, first[1:3], map[string]string{"k00": "new tree of k00"})
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	if got := string(s.Get("k00")); got != "new tree of k00" {
+		t.Errorf("k00 written again reads %q", got)
+	}
+	s.close()
+	storeRun(t, dir, first[1:3], map[string]string{"k00": "tree of k00"})
+	// A garbled pack is ignored, then removed.
+	bad := filepath.Join(dir, packPrefix+"00000000000000000001-00000000"+packSuffix)
+	if err := os.WriteFile(bad, bytes.Repeat([]byte("x"), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := storeRun(t, dir, first[:3], nil); len(got) != 3 {
+		t.Errorf("beside a garbled pack, found %d of 3 trees", len(got))
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("the garbled pack is still there (%v)", err)
+	}
+	// A tree read, then written again (it did not decode), is no longer read from its old
+	// pack: a pack that held only trees written again goes.
+	storeRun(t, dir, []string{"k00"}, trees("k00"))
+	if packs, keys := packCount(t, dir); packs != 1 || keys != 1 {
+		t.Errorf("after k00 was read and written again: %d packs, %d trees; want 1 and 1", packs, keys)
+	}
+	// A run that reads nothing removes every pack.
+	storeRun(t, dir, nil, nil)
+	if packs, _ := packCount(t, dir); packs != 0 {
+		t.Errorf("%d packs left by a run that read none", packs)
+	}
+}
