@@ -253,6 +253,17 @@ func (by edgesByCallee) update(todo []*pyparse.File, before []*fileGraph, now ma
 				kept = append(kept, e)
 			}
 		}
+		switch { // kept and add are slices of their own: one alone is the list
+		case len(kept) == 0 && len(add) == 0:
+			delete(by, callee)
+			continue
+		case len(kept) == 0:
+			by[callee] = add
+			continue
+		case len(add) == 0:
+			by[callee] = kept
+			continue
+		}
 		merged := make([]*Edge, 0, len(kept)+len(add))
 		for len(kept) > 0 && len(add) > 0 {
 			if kept[0].File.Path < add[0].File.Path {
@@ -261,11 +272,7 @@ func (by edgesByCallee) update(todo []*pyparse.File, before []*fileGraph, now ma
 				merged, add = append(merged, add[0]), add[1:]
 			}
 		}
-		if merged = append(append(merged, kept...), add...); len(merged) > 0 {
-			by[callee] = merged
-		} else {
-			delete(by, callee)
-		}
+		by[callee] = append(append(merged, kept...), add...)
 	}
 }
 

@@ -330,3 +330,55 @@ func TestIndexGrowsInFileOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgesByCallee: a round's update keeps each callee's edges in the files' order, drops
+// a re-resolved file's old edges (a callee left with none is gone) and adds its new ones.
+func TestEdgesByCallee(t *testing.T) {
+	a, b, c := &pyparse.File{Path: "a.py"}, &pyparse.File{Path: "b.py"}, &pyparse.File{Path: "c.py"}
+	f1, f2 := &pyparse.Function{Name: "f1"}, &pyparse.Function{Name: "f2"}
+	edge := func(f *pyparse.File, callee *pyparse.Function) *Edge { return &Edge{File: f, Callee: callee} }
+	now, prior := map[*pyparse.File]*fileGraph{}, map[*pyparse.File]*fileGraph{}
+	by := edgesByCallee{}
+	round := func(todo ...*pyparse.File) {
+		before := make([]*fileGraph, len(todo))
+		for i, f := range todo {
+			before[i] = prior[f]
+		}
+		by.update(todo, before, now, func(fg *fileGraph) []*Edge { return fg.callEdges })
+		for _, f := range todo {
+			prior[f] = now[f]
+		}
+	}
+	text := func() string {
+		var out []string
+		for _, fn := range []*pyparse.Function{f1, f2} {
+			var files []string
+			for _, e := range by[fn] {
+				files = append(files, e.File.Path)
+			}
+			if _, ok := by[fn]; ok && len(files) == 0 {
+				files = append(files, "(empty list)")
+			}
+			out = append(out, fn.Name+": "+strings.Join(files, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	now[a] = &fileGraph{callEdges: []*Edge{edge(a, f1)}}
+	now[c] = &fileGraph{callEdges: []*Edge{edge(c, f1), edge(c, f2)}}
+	round(a, c)
+	if got, want := text(), "f1: a.py c.py; f2: c.py"; got != want {
+		t.Fatalf("first round: %s, want %s", got, want)
+	}
+	now[b] = &fileGraph{callEdges: []*Edge{edge(b, f2), edge(b, f1)}}
+	now[c] = &fileGraph{callEdges: []*Edge{edge(c, f2)}}
+	round(b, c)
+	if got, want := text(), "f1: a.py b.py; f2: b.py c.py"; got != want {
+		t.Errorf("b new, c resolved again without its call of f1: %s, want %s", got, want)
+	}
+	now[b] = &fileGraph{}
+	now[a] = &fileGraph{}
+	round(a, b)
+	if got, want := text(), "f1: ; f2: c.py"; got != want {
+		t.Errorf("a and b resolved again without edges: %s, want %s", got, want)
+	}
+}

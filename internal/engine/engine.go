@@ -209,11 +209,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	indexOpts := opts.Walk
 	indexOpts.ForceExclude = true
 	indexFiles, indexWarnings, indexErr := walk.Files([]string{root}, indexOpts)
+	oneWalk := false // the report scope is every indexed file
 	if opts.Stdin == nil {
 		if sameDir(paths, root) && indexErr == nil && len(indexFiles) > 0 {
 			// `cachelint check .` in the project root: the report scope is the project, walked
 			// once (with the root itself not excluded, force-exclude changes nothing).
-			reportFiles, warnings = indexFiles, indexWarnings
+			reportFiles, warnings, oneWalk = indexFiles, indexWarnings, true
 		} else {
 			reportFiles, warnings, err = walk.Files(paths, opts.Walk)
 		}
@@ -237,7 +238,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		file walk.File
 	}
 	var files []shown
-	if sameWalk := len(reportFiles) > 0 && len(indexFiles) > 0 && &reportFiles[0] == &indexFiles[0]; sameWalk {
+	if oneWalk {
 		// One walk, every file reported: no file is met twice.
 		files = make([]shown, len(indexFiles))
 		for i, f := range indexFiles {

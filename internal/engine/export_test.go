@@ -2,26 +2,43 @@ package engine
 
 import "path/filepath"
 
-// TreeSpans lists, for each pack of a tree folder (by path), where its trees are: offset
-// and length (tests).
-func TreeSpans(dir string) (map[string][][2]int64, error) {
+// treePacks reads the index of every pack of a tree folder, by path (tests).
+func treePacks(dir string) (map[string]*treePack, error) {
 	names, err := filepath.Glob(filepath.Join(dir, packPrefix+"*"+packSuffix))
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][][2]int64{}
+	out := map[string]*treePack{}
 	for _, name := range names {
 		p, err := openPack(name)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range p.refs {
-			out[name] = append(out[name], [2]int64{r.off, r.n})
-		}
 		p.f.Close()
+		out[name] = p
 	}
 	return out, nil
 }
 
-// TreeKeys lists the keys of the trees each pack of a tree folder holds (tests).
-var TreeKeys = treeKeys
+// TreeKeys lists the keys of the trees each pack of a tree folder holds, by pack (tests).
+func TreeKeys(dir string) (map[string][]string, error) {
+	packs, err := treePacks(dir)
+	out := map[string][]string{}
+	for name, p := range packs {
+		out[name] = p.keys
+	}
+	return out, err
+}
+
+// TreeSpans lists where each pack of a tree folder keeps its trees: offset and length, by
+// pack (tests).
+func TreeSpans(dir string) (map[string][][2]int64, error) {
+	packs, err := treePacks(dir)
+	out := map[string][][2]int64{}
+	for name, p := range packs {
+		for _, r := range p.refs {
+			out[name] = append(out[name], [2]int64{r.off, r.n})
+		}
+	}
+	return out, err
+}

@@ -437,21 +437,3 @@ func (s *treeStore) close() {
 		s.closePack(p)
 	}
 }
-
-// treeKeys lists the keys of the trees the packs in dir hold, by pack (tests).
-func treeKeys(dir string) (map[string][]string, error) {
-	names, err := filepath.Glob(filepath.Join(dir, packPrefix+"*"+packSuffix))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, name := range names {
-		p, err := openPack(name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out[filepath.Base(name)] = p.keys
-		p.f.Close()
-	}
-	return out, nil
-}

@@ -51,7 +51,7 @@ func trees(keys ...string) map[string]string {
 
 func packCount(t *testing.T, dir string) (packs, keys int) {
 	t.Helper()
-	byPack, err := treeKeys(dir)
+	byPack, err := TreeKeys(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
