@@ -45,15 +45,15 @@ func (s *ignoreState) ignored(components []string, isDir bool) bool {
 // relative to s.root). The receiver is left unchanged so sibling directories don't see
 // each other's patterns.
 func (s *ignoreState) with(dir string, components []string, warn func(error)) *ignoreState {
-	return s.withFiles(dir, components, nil, warn)
+	return s.withFiles(dir, components, nil, false, warn)
 }
 
-// withFiles is with, reading only the ignore files listed among entries (dir's listing;
-// nil when unknown): a directory without any, most of them, costs no failed open.
-func (s *ignoreState) withFiles(dir string, components []string, entries []fs.DirEntry, warn func(error)) *ignoreState {
+// withFiles is with, reading only the ignore files listed among entries when the listing is
+// known whole: a directory without any, most of them, costs no failed open.
+func (s *ignoreState) withFiles(dir string, components []string, entries []dirent, known bool, warn func(error)) *ignoreState {
 	var added []*ignorePattern
 	for _, name := range s.files {
-		if entries != nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == name }) {
+		if known && !slices.ContainsFunc(entries, func(e dirent) bool { return e.name == name }) {
 			continue
 		}
 		added = append(added, readIgnoreFile(filepath.Join(dir, name), components, warn)...)

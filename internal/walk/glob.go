@@ -106,6 +106,9 @@ func (g *Globs) matchAbs(abs string) bool {
 	if g.names[base] {
 		return true
 	}
+	if len(g.rest) == 0 {
+		return false
+	}
 	rel, inBase := relSlash(g.base, abs)
 	for _, gl := range g.rest {
 		var ok bool

@@ -267,6 +267,12 @@ type dirNode struct {
 	entries      []dirEntry
 }
 
+// dirent is one name of a directory's listing and its type bits (fs.FileMode.Type).
+type dirent struct {
+	name string
+	typ  fs.FileMode
+}
+
 // dirEntry is a file (kid nil) or a subdirectory (kid).
 type dirEntry struct {
 	file File
@@ -292,6 +298,7 @@ func (w *walker) tree(abs, display string, comps []string, st *ignoreState, jobs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			buf := make([]byte, dirBufSize)
 			defer func() {
 				// A bug in one would end the process: raised again in the caller instead.
 				if v := recover(); v != nil {
@@ -316,7 +323,7 @@ func (w *walker) tree(abs, display string, comps []string, st *ignoreState, jobs
 				d := queue[len(queue)-1]
 				queue = queue[:len(queue)-1]
 				mu.Unlock()
-				kids := w.read(d)
+				kids := w.read(d, buf)
 				mu.Lock()
 				if failure == nil {
 					queue = append(queue, kids...)
@@ -365,27 +372,22 @@ func (w *walker) gather(d *dirNode) {
 // read lists the directory d, keeps its files and returns its subdirectories to walk (each
 // also among d.entries). It touches nothing but d and the immutable walker settings, so
 // directories are read concurrently.
-func (w *walker) read(d *dirNode) []*dirNode {
+func (w *walker) read(d *dirNode, buf []byte) []*dirNode {
 	warn := func(err error) { d.warnings = append(d.warnings, err) }
-	entries, err := os.ReadDir(d.abs)
+	entries, err := readDir(d.abs, buf)
 	if err != nil {
-		// ReadDir returns what it read before the error; keep going with that.
+		// What was read before the error is kept; keep going with that.
 		warn(fmt.Errorf("read directory %s: %w", d.display, unwrapPath(err)))
 	}
 	st := d.st
 	if st != nil {
-		known := entries
-		if err != nil {
-			known = nil // a listing cut short may miss the ignore files: try them all
-		}
-		st = st.withFiles(d.abs, d.comps, known, warn)
+		// A listing cut short may miss the ignore files: then try them all.
+		st = st.withFiles(d.abs, d.comps, entries, err == nil, warn)
 	}
 	ign := st.forDir(d.comps)
 	var kids []*dirNode
 	for _, e := range entries {
-		name := e.Name()
-		childAbs := joinName(d.abs, name)
-		t := e.Type()
+		name, t := e.name, e.typ
 		switch {
 		case t&fs.ModeSymlink != 0:
 			// Never followed: a link either points inside the tree, which the walk
@@ -393,7 +395,11 @@ func (w *walker) read(d *dirNode) []*dirNode {
 			// and a link cycle cannot trap a walk that does not follow links.
 			continue
 		case t.IsDir():
-			if name == ".git" || w.excludes.matchAbs(filepath.ToSlash(childAbs)) {
+			if name == ".git" {
+				continue
+			}
+			childAbs := joinName(d.abs, name)
+			if w.excludes.matchAbs(filepath.ToSlash(childAbs)) {
 				continue
 			}
 			if ign.ignored(name, true) {
@@ -405,7 +411,11 @@ func (w *walker) read(d *dirNode) []*dirNode {
 			kids = append(kids, kid)
 		case t.IsRegular():
 			kind, ok := kindOf(name)
-			if !ok || w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
+			if !ok {
+				continue
+			}
+			childAbs := joinName(d.abs, name)
+			if w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
 				continue
 			}
 			d.entries = append(d.entries, dirEntry{file: File{Path: joinName(d.display, name), Abs: childAbs, Kind: kind}})
