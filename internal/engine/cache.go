@@ -109,14 +109,14 @@ type resultCache struct {
 }
 
 // openCache names the entry of this run and takes every file's stamp.
-func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs int) *resultCache {
+func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs int, start time.Time) *resultCache {
 	dir := c.Dir
 	if dir == "" {
 		dir = filepath.Join(pr.root, DefaultCacheDir)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(pr.cwd, dir)
 	}
-	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: paths, jobs: jobs, start: time.Now()}
+	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: paths, jobs: jobs, start: start}
 	rc.key = rc.keyOf(c.Version)
 	rc.file = filepath.Join(dir, rc.key[:24]+".bin")
 	rc.stamps = make([]fileStamp, len(paths))
@@ -124,6 +124,13 @@ func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs 
 	rc.each(func(i int) {
 		f, ok := pr.file(paths[i])
 		if !ok {
+			return
+		}
+		if f.Stated {
+			// Stated while the walk listed its directory, after start: a time too close
+			// to that is not trusted (settle), as for a stat here.
+			rc.stamps[i] = fileStamp{Size: f.Size, ModNs: f.ModNs}
+			rc.statOK[i] = true
 			return
 		}
 		if fi, err := os.Stat(f.Abs); err == nil {

@@ -206,6 +206,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// Analysis scope: the whole project, so helpers defined elsewhere resolve. What goes
 	// wrong there is worth a warning, never the run: the report scope alone still works.
 	opts.Walk.Jobs = opts.Jobs
+	// The cache compares each file's size and time: taken while the walks list them.
+	opts.Walk.Stat = opts.Cache != nil && opts.Stdin == nil
 	indexOpts := opts.Walk
 	indexOpts.ForceExclude = true
 	indexFiles, indexWarnings, indexErr := walk.Files([]string{root}, indexOpts)
@@ -275,7 +277,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	var cache *resultCache
 	if opts.Cache != nil && opts.Stdin == nil {
-		cache = openCache(ctx, opts.Cache, pr, all, opts.Jobs)
+		cache = openCache(ctx, opts.Cache, pr, all, opts.Jobs, start)
 		pr.a = cache.load(opts.Calls)
 		out.Stats.CacheDir = cache.dir
 	}

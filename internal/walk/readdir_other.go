@@ -4,8 +4,9 @@ package walk
 
 import "os"
 
-// readDir lists dir with os.ReadDir (readdir_linux.go reads getdents64 itself).
-func readDir(dir string, _ []byte) ([]dirent, error) {
+// readDir lists dir with os.ReadDir (readdir_linux.go reads getdents64 itself), stating
+// nothing: the caller stats each file by its path.
+func readDir(dir string, _ []byte, _ func(name string) bool) ([]dirent, error) {
 	entries, err := os.ReadDir(dir)
 	out := make([]dirent, len(entries))
 	for i, e := range entries {

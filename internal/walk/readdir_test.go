@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReadDirAsOS: readDir lists a directory as os.ReadDir does, names and types in the
@@ -39,7 +40,7 @@ func TestReadDirAsOS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, size := range []int{dirBufSize, 512} {
-		got, err := readDir(dir, make([]byte, size))
+		got, err := readDir(dir, make([]byte, size), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,11 +64,93 @@ func TestReadDirAsOS(t *testing.T) {
 // walk's warning unwraps to the system's reason.
 func TestReadDirMissing(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone")
-	got, err := readDir(missing, make([]byte, dirBufSize))
+	got, err := readDir(missing, make([]byte, dirBufSize), nil)
 	if len(got) != 0 || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("readDir(missing) = %v, %v; want nothing and a not-exist error", got, err)
 	}
 	if pe := (*fs.PathError)(nil); !errors.As(err, &pe) || pe.Path != missing {
 		t.Errorf("error %v does not name %s", err, missing)
+	}
+}
+
+// TestReadDirStat: the files the caller asks about carry the size and time os.Lstat gives;
+// directories, links and other names do not.
+func TestReadDirStat(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, at time.Time) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("train.py", "import torch\n", time.Unix(1_700_000_000, 123_456_789))
+	write("notes.txt", "hello", time.Unix(1_600_000_000, 0))
+	if err := os.Mkdir(filepath.Join(dir, "pkg.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("train.py", filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readDir(dir, make([]byte, dirBufSize), func(name string) bool { return strings.HasSuffix(name, ".py") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated := map[string]dirent{}
+	for _, e := range got {
+		if e.stated {
+			stated[e.name] = e
+		}
+	}
+	fi, err := os.Lstat(filepath.Join(dir, "train.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]dirent{"train.py": {name: "train.py", stated: true, size: fi.Size(), modNs: fi.ModTime().UnixNano()}}
+	if len(stated) != 1 || stated["train.py"] != want["train.py"] {
+		t.Errorf("stated %v, want %v", stated, want)
+	}
+}
+
+// TestWalkStat: with Options.Stat every walked file carries the size and time os.Stat gives
+// it; without, none does.
+func TestWalkStat(t *testing.T) {
+	root := t.TempDir()
+	for i, name := range []string{"a.py", "pkg/b.py", "pkg/sub/c.ipynb", "pkg/sub/d.pyi"} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Unix(1_700_000_000+int64(i), int64(i)*1000)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, stat := range []bool{true, false} {
+		files, _, err := Files([]string{root}, Options{Stat: stat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 4 {
+			t.Fatalf("%d files, want 4", len(files))
+		}
+		for _, f := range files {
+			fi, err := os.Stat(f.Abs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := File{Path: f.Path, Abs: f.Abs, Kind: f.Kind}
+			if stat {
+				want.Stated, want.Size, want.ModNs = true, fi.Size(), fi.ModTime().UnixNano()
+			}
+			if f != want {
+				t.Errorf("Stat %v: %+v, want %+v", stat, f, want)
+			}
+		}
 	}
 }

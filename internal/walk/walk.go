@@ -35,6 +35,10 @@ type File struct {
 	// Explicit is true when the file was named on the command line rather than found by
 	// walking a directory.
 	Explicit bool
+	// Stated says Size and ModNs were taken while the walk listed the file's directory
+	// (Options.Stat; Linux only): its size and modification time in nanoseconds.
+	Stated      bool
+	Size, ModNs int64
 }
 
 // Options control which files a walk keeps.
@@ -56,6 +60,9 @@ type Options struct {
 	ForceExclude bool
 	// Jobs is how many directories are read at once (GOMAXPROCS when 0).
 	Jobs int
+	// Stat asks for the walked files' size and modification time (File.Stated), taken
+	// relative to the directory being listed: cheaper than a stat of each path afterwards.
+	Stat bool
 }
 
 // defaultExclude follows ruff's default `exclude`, plus __pycache__ and .ipynb_checkpoints
@@ -267,10 +274,13 @@ type dirNode struct {
 	entries      []dirEntry
 }
 
-// dirent is one name of a directory's listing and its type bits (fs.FileMode.Type).
+// dirent is one name of a directory's listing and its type bits (fs.FileMode.Type), with
+// its size and modification time when readDir was asked to stat it (stated).
 type dirent struct {
-	name string
-	typ  fs.FileMode
+	name        string
+	typ         fs.FileMode
+	stated      bool
+	size, modNs int64
 }
 
 // dirEntry is a file (kid nil) or a subdirectory (kid).
@@ -329,8 +339,14 @@ func (w *walker) tree(abs, display string, comps []string, st *ignoreState, jobs
 					queue = append(queue, kids...)
 					pending += len(kids) - 1
 				}
-				if len(kids) > 0 || pending == 0 {
-					more.Broadcast()
+				if pending == 0 {
+					more.Broadcast() // the walk is done: every waiting goroutine returns
+				} else {
+					// This goroutine takes one of the new directories itself; wake one
+					// waiting goroutine per other one, not all of them for each.
+					for range len(kids) - 1 {
+						more.Signal()
+					}
 				}
 				mu.Unlock()
 			}
@@ -374,7 +390,11 @@ func (w *walker) gather(d *dirNode) {
 // directories are read concurrently.
 func (w *walker) read(d *dirNode, buf []byte) []*dirNode {
 	warn := func(err error) { d.warnings = append(d.warnings, err) }
-	entries, err := readDir(d.abs, buf)
+	var stat func(name string) bool
+	if w.opts.Stat {
+		stat = func(name string) bool { _, ok := kindOf(name); return ok }
+	}
+	entries, err := readDir(d.abs, buf, stat)
 	if err != nil {
 		// What was read before the error is kept; keep going with that.
 		warn(fmt.Errorf("read directory %s: %w", d.display, unwrapPath(err)))
@@ -418,7 +438,8 @@ func (w *walker) read(d *dirNode, buf []byte) []*dirNode {
 			if w.excludes.matchAbs(filepath.ToSlash(childAbs)) || ign.ignored(name, false) {
 				continue
 			}
-			d.entries = append(d.entries, dirEntry{file: File{Path: joinName(d.display, name), Abs: childAbs, Kind: kind}})
+			d.entries = append(d.entries, dirEntry{file: File{Path: joinName(d.display, name), Abs: childAbs, Kind: kind,
+				Stated: e.stated, Size: e.size, ModNs: e.modNs}})
 		}
 	}
 	// Pushed last, popped first: the first subdirectory is read next, as a walk in order would.
