@@ -109,23 +109,20 @@ type resultCache struct {
 }
 
 // openCache names the entry of this run and takes every file's stamp.
-func openCache(ctx context.Context, c *Cache, pr *project, paths []string, jobs int, start time.Time) *resultCache {
+func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.Time) *resultCache {
 	dir := c.Dir
 	if dir == "" {
 		dir = filepath.Join(pr.root, DefaultCacheDir)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(pr.cwd, dir)
 	}
-	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: paths, jobs: jobs, start: start}
+	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: pr.paths, jobs: jobs, start: start}
 	rc.key = rc.keyOf(c.Version)
 	rc.file = filepath.Join(dir, rc.key[:24]+".bin")
-	rc.stamps = make([]fileStamp, len(paths))
-	rc.statOK = make([]bool, len(paths))
+	rc.stamps = make([]fileStamp, len(rc.paths))
+	rc.statOK = make([]bool, len(rc.paths))
 	rc.each(func(i int) {
-		f, ok := pr.file(paths[i])
-		if !ok {
-			return
-		}
+		f := &pr.walked[i]
 		if f.Stated {
 			// Stated while the walk listed its directory, after start: a time too close
 			// to that is not trusted (settle), as for a stat here.

@@ -277,7 +277,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	var cache *resultCache
 	if opts.Cache != nil && opts.Stdin == nil {
-		cache = openCache(ctx, opts.Cache, pr, all, opts.Jobs, start)
+		cache = openCache(ctx, opts.Cache, pr, opts.Jobs, start)
 		pr.a = cache.load(opts.Calls)
 		out.Stats.CacheDir = cache.dir
 	}
