@@ -101,6 +101,8 @@ type resultCache struct {
 	start  time.Time
 	stamps []fileStamp // of paths, taken before anything is read
 	statOK []bool
+	// head is the entry, read while the walk runs (openCache).
+	head *entryRead
 	// kept marks the paths whose signatures were read from the store, their stamps holding.
 	kept []bool
 	// reread is how many files load read again and found changed (or touched) in nothing
@@ -116,9 +118,69 @@ func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(pr.cwd, dir)
 	}
-	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, paths: pr.paths, jobs: jobs, start: start}
+	rc := &resultCache{ctx: ctx, dir: dir, pr: pr, jobs: jobs, start: start}
 	rc.key = rc.keyOf(c.Version)
 	rc.file = filepath.Join(dir, rc.key[:24]+".bin")
+	rc.head = readEntryAsync(rc.file)
+	return rc
+}
+
+// entryRead is a cache entry's head read and decoded on a goroutine of its own, started before
+// the walk: on 16 cores decoding the 15-project tree's head took 2.4 ms of a 25 ms warm run,
+// serial after the walk. The file stays open for the call records (load).
+type entryRead struct {
+	done  chan struct{}
+	f     *os.File
+	e     *cacheEntry
+	taken bool
+}
+
+func readEntryAsync(file string) *entryRead {
+	r := &entryRead{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		f, err := os.Open(file)
+		if err != nil {
+			return
+		}
+		head, err := readHead(f)
+		if err != nil {
+			f.Close()
+			return
+		}
+		// Decoding allocates memory that all stays live: collecting garbage while it runs
+		// only costs time (a fifth of a warm run).
+		gc := debug.SetGCPercent(-1)
+		e, err := decodeEntry(head)
+		debug.SetGCPercent(gc)
+		if err != nil {
+			f.Close()
+			return
+		}
+		r.f, r.e = f, e
+	}()
+	return r
+}
+
+// take waits for the read and hands over the open file and the entry (nil, nil: a miss).
+func (r *entryRead) take() (*os.File, *cacheEntry) {
+	<-r.done
+	r.taken = true
+	return r.f, r.e
+}
+
+// release closes the entry when nobody took it.
+func (r *entryRead) release() {
+	<-r.done
+	if !r.taken && r.f != nil {
+		r.f.Close()
+	}
+}
+
+// stat takes the stamps of the run's files (pr.paths, pr.walked), before anything is read.
+func (rc *resultCache) stat() {
+	pr := rc.pr
+	rc.paths = pr.paths
 	rc.stamps = make([]fileStamp, len(rc.paths))
 	rc.statOK = make([]bool, len(rc.paths))
 	rc.each(func(i int) {
@@ -135,7 +197,6 @@ func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.
 			rc.statOK[i] = true
 		}
 	})
-	return rc
 }
 
 // keyOf hashes what the analysis depends on besides the files: the version, the project
@@ -157,24 +218,14 @@ func (rc *resultCache) each(fn func(i int)) {
 // load returns the cached analysis when it still holds, nil otherwise. A missing,
 // unreadable, corrupt or foreign entry is a miss, never an error.
 func (rc *resultCache) load(wantCalls bool) *analysed {
-	f, err := os.Open(rc.file)
-	if err != nil {
-		return nil
-	}
 	// The entry stays open until its records are read: an entry another run renames over
 	// this one meanwhile leaves this file's contents as they were.
-	defer f.Close()
-	head, err := readHead(f)
-	if err != nil {
+	f, e := rc.head.take()
+	if f == nil {
 		return nil
 	}
-	// Decoding allocates memory that all stays live: collecting garbage while it runs only
-	// costs time (a fifth of a warm run). Not while files are read below: their texts are
-	// garbage at once.
-	gc := debug.SetGCPercent(-1)
-	e, err := decodeEntry(head)
-	debug.SetGCPercent(gc)
-	if err != nil || e.Key != rc.key || e.A == nil || !bytes.Equal(e.Paths, rc.pathsHash()) {
+	defer f.Close()
+	if e.Key != rc.key || e.A == nil || !bytes.Equal(e.Paths, rc.pathsHash()) {
 		return nil
 	}
 	stamps, err := decodeStamps(e.Stamps, len(rc.paths))

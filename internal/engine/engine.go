@@ -195,6 +195,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis,
 		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, stdin: opts.Stdin}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
+	var cache *resultCache
+	if opts.Cache != nil && opts.Stdin == nil {
+		// The entry is read while the walk runs; its stamps are compared after it.
+		cache = openCache(ctx, opts.Cache, pr, opts.Jobs, start)
+		defer cache.head.release()
+	}
 	var reportFiles []walk.File
 	var warnings []error
 	if opts.Stdin != nil {
@@ -275,9 +281,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	all := pr.paths
 
-	var cache *resultCache
-	if opts.Cache != nil && opts.Stdin == nil {
-		cache = openCache(ctx, opts.Cache, pr, opts.Jobs, start)
+	if cache != nil {
+		cache.stat()
 		pr.a = cache.load(opts.Calls)
 		out.Stats.CacheDir = cache.dir
 	}
