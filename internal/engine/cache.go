@@ -125,6 +125,33 @@ func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.
 	return rc
 }
 
+// gcPauses counts the callers of pauseGC that have not resumed, across goroutines and runs.
+var gcPauses struct {
+	sync.Mutex
+	n       int
+	percent int // the setting the first pause found
+}
+
+// pauseGC turns the collector off until the returned function is called (once is enough;
+// more calls do nothing). Pauses nest: the setting comes back when the last one resumes, so
+// that runs in one process cannot leave it off.
+func pauseGC() (resume func()) {
+	gcPauses.Lock()
+	if gcPauses.n == 0 {
+		gcPauses.percent = debug.SetGCPercent(-1)
+	}
+	gcPauses.n++
+	gcPauses.Unlock()
+	return sync.OnceFunc(func() {
+		gcPauses.Lock()
+		gcPauses.n--
+		if gcPauses.n == 0 {
+			debug.SetGCPercent(gcPauses.percent)
+		}
+		gcPauses.Unlock()
+	})
+}
+
 // entryRead is a cache entry's head read and decoded on a goroutine of its own, started before
 // the walk: on 16 cores decoding the 15-project tree's head took 2.4 ms of a 25 ms warm run,
 // serial after the walk. The file stays open for the call records (load).
@@ -148,11 +175,9 @@ func readEntryAsync(file string) *entryRead {
 			f.Close()
 			return
 		}
-		// Decoding allocates memory that all stays live: collecting garbage while it runs
-		// only costs time (a fifth of a warm run).
-		gc := debug.SetGCPercent(-1)
+		// Decoding allocates memory that all stays live: Run keeps the collector off until
+		// load has taken the entry (collecting while it decoded was a fifth of a warm run).
 		e, err := decodeEntry(head)
-		debug.SetGCPercent(gc)
 		if err != nil {
 			f.Close()
 			return
@@ -253,8 +278,7 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 		if !readRecords() {
 			return false
 		}
-		gc := debug.SetGCPercent(-1)
-		defer debug.SetGCPercent(gc)
+		defer pauseGC()()
 		c, err := decodeCalls(bytes.NewReader(records), e.Calls)
 		if err != nil {
 			return false

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 )
 
@@ -21,5 +22,30 @@ func TestDisplayPath(t *testing.T) {
 		if got := displayPath(filepath.FromSlash(c.cwd), filepath.FromSlash(c.abs)); got != c.want {
 			t.Errorf("displayPath(%q, %q) = %q, want %q", c.cwd, c.abs, got, c.want)
 		}
+	}
+}
+
+// TestPauseGCNested: the collector stays off while any pause is held, comes back to the
+// setting the first pause found when the last resumes, and a resume called twice counts once.
+func TestPauseGCNested(t *testing.T) {
+	orig := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(orig)
+	current := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	a, b := pauseGC(), pauseGC()
+	if got := current(); got != -1 {
+		t.Fatalf("paused twice: GOGC %d, want off", got)
+	}
+	a()
+	a()
+	if got := current(); got != -1 {
+		t.Fatalf("one of two pauses resumed (twice): GOGC %d, want off", got)
+	}
+	b()
+	if got := current(); got != 77 {
+		t.Fatalf("both resumed: GOGC %d, want 77", got)
 	}
 }
