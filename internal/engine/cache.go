@@ -110,7 +110,8 @@ type resultCache struct {
 	reread int
 }
 
-// openCache names the entry of this run and takes every file's stamp.
+// openCache names the entry of this run and starts reading it (readEntryAsync); stat takes
+// the files' stamps once they are walked.
 func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.Time) *resultCache {
 	dir := c.Dir
 	if dir == "" {
@@ -124,6 +125,9 @@ func openCache(ctx context.Context, c *Cache, pr *project, jobs int, start time.
 	rc.head = readEntryAsync(rc.file)
 	return rc
 }
+
+// testHookReread, set by tests, runs as load reads a file again to compare it.
+var testHookReread func()
 
 // gcPauses counts the callers of pauseGC that have not resumed, across goroutines and runs.
 var gcPauses struct {
@@ -241,11 +245,14 @@ func (rc *resultCache) each(fn func(i int)) {
 }
 
 // load returns the cached analysis when it still holds, nil otherwise. A missing,
-// unreadable, corrupt or foreign entry is a miss, never an error.
-func (rc *resultCache) load(wantCalls bool) *analysed {
+// unreadable, corrupt or foreign entry is a miss, never an error. resume turns the
+// collector back on (pauseGC) once the entry is decoded: the files read below to compare
+// them are garbage at once (a checkout that touched every file has them all read).
+func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 	// The entry stays open until its records are read: an entry another run renames over
 	// this one meanwhile leaves this file's contents as they were.
 	f, e := rc.head.take()
+	resume()
 	if f == nil {
 		return nil
 	}
@@ -304,6 +311,9 @@ func (rc *resultCache) load(wantCalls bool) *analysed {
 		}
 		if now.Size == old.Size && now.ModNs == old.ModNs && old.ModNs != 0 {
 			return
+		}
+		if testHookReread != nil {
+			testHookReread()
 		}
 		src, err := rc.pr.readFile(p)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -461,4 +462,37 @@ func firstDiff(a, b string) string {
 	}
 	from := max(0, i-80)
 	return "got ..." + a[from:min(len(a), i+80)] + "... want ..." + b[from:min(len(b), i+80)] + "..."
+}
+
+// TestRereadWithCollector: files touched but unchanged are read again with the collector on
+// (a checkout that touches every file has them all read, each text garbage at once), though
+// the walk and the entry's decoding run with it paused.
+func TestRereadWithCollector(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	_, want := runCached(t, cacheDir, []string{dir}, dir)
+	touched := time.Now().Add(-30 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "model.py"), touched, touched); err != nil {
+		t.Fatal(err)
+	}
+	var percents []int
+	engine.SetRereadHook(func() {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		percents = append(percents, p)
+	})
+	defer engine.SetRereadHook(nil)
+	res, got := runCached(t, cacheDir, []string{dir}, dir)
+	if !res.Stats.Cached || got != want {
+		t.Fatalf("touched file: cached %v, same output %v", res.Stats.Cached, got == want)
+	}
+	if len(percents) == 0 {
+		t.Fatal("no file was read again")
+	}
+	for _, p := range percents {
+		if p < 0 {
+			t.Fatalf("a file was read again with the collector off (GOGC %d)", p)
+		}
+	}
 }

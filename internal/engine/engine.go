@@ -195,10 +195,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	pr := &project{cwd: cwd, root: root, cfg: opts.Config, an: opts.Analysis,
 		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, stdin: opts.Stdin}
 	out := &Result{Root: root, RootRel: displayPath(cwd, root), Cwd: cwd, p: pr}
-	// The walk, the files' table and the cache entry allocate what lives to the end of the
-	// run: collecting garbage meanwhile only costs time (in a fresh process the collector's
-	// first goal is 2 MB at GOGC 50). Collection resumes where the analysis or the report
-	// starts.
+	// The walk, the files' table and the cache entry's head allocate what lives to the end
+	// of the run: collecting garbage meanwhile only costs time (in a fresh process the
+	// collector's first goal is 2 MB at GOGC 50). Collection resumes once the head is
+	// decoded (load), or where the analysis starts.
 	gcOn := pauseGC()
 	defer gcOn()
 	var cache *resultCache
@@ -289,7 +289,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 
 	if cache != nil {
 		cache.stat()
-		pr.a = cache.load(opts.Calls)
+		pr.a = cache.load(opts.Calls, gcOn)
 		out.Stats.CacheDir = cache.dir
 	}
 	gcOn()

@@ -42,3 +42,6 @@ func TreeSpans(dir string) (map[string][][2]int64, error) {
 	}
 	return out, err
 }
+
+// SetRereadHook sets the function load runs as it reads a file again (nil: none).
+func SetRereadHook(f func()) { testHookReread = f }
