@@ -13,8 +13,8 @@ import (
 
 // readDir lists dir as os.ReadDir does (sorted by name; what was read before an error is
 // returned with it) but with one getdents64 buffer per walking goroutine and no DirEntry
-// per name: os.ReadDir was four fifths of a walk's CPU, and this reads a tree's directories
-// in three quarters of its time (bench/README.md, eleventh session). A type the file system
+// per name: os.ReadDir was four fifths of a walk's CPU, and bare getdents64 listings of a
+// tree's directories took 62-76% of its time (bench/README.md, eleventh session). A type the file system
 // does not report (DT_UNKNOWN) is asked of lstat, as os.ReadDir does. A regular file whose
 // name stat accepts (nil: none) gets its size and modification time from fstatat against
 // the open directory, which resolves one name instead of the whole path.
