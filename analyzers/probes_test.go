@@ -84,11 +84,10 @@ func TestGraphAcrossRounds(t *testing.T) {
 }
 
 // graphAcrossRounds is TestGraphAcrossRounds with the rounds' calls resolved by jobs
-// goroutines (every file its own share when jobs > 1).
+// goroutines (in shares of two calls when jobs > 1).
 func graphAcrossRounds(t *testing.T, jobs int) {
 	if jobs > 1 {
-		defer func(n int) { filesPerJob = n }(filesPerJob)
-		filesPerJob = 1
+		smallShares(t)
 	}
 	for dir, files := range fixtureProjects(t) {
 		for _, order := range [][]string{files, reversed(files)} {
@@ -113,6 +112,14 @@ func graphAcrossRounds(t *testing.T, jobs int) {
 	}
 }
 
+// smallShares makes every file worth a goroutine of its own and cuts a file's calls into
+// shares of two (graphsOf), for the test t.
+func smallShares(t *testing.T) {
+	files, calls, share := filesPerJob, callsPerJob, callsPerShare
+	t.Cleanup(func() { filesPerJob, callsPerJob, callsPerShare = files, calls, share })
+	filesPerJob, callsPerJob, callsPerShare = 1, 1, 2
+}
+
 func reversed(s []string) []string {
 	out := slices.Clone(s)
 	slices.Reverse(out)
@@ -120,13 +127,12 @@ func reversed(s []string) []string {
 }
 
 // TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
-// own caches (graphsOf), and whose files' bindings were read by several (reindex), is the
-// graph one resolves, edges in the same order, with the same modules wanted next. Run with
-// -race, it also holds the goroutines to what they share: the round's tables, read only,
-// and the probe table.
+// own caches, a file's calls in shares of two (graphsOf), and whose files' bindings were read
+// by several (reindex), is the graph one resolves, edges in the same order, with the same
+// modules wanted next. Run with -race, it also holds the goroutines to what they share: the
+// round's tables, read only, and the probe table.
 func TestGraphInParallel(t *testing.T) {
-	defer func(n int) { filesPerJob = n }(filesPerJob)
-	filesPerJob = 1
+	smallShares(t)
 	for dir, files := range fixtureProjects(t) {
 		var graphs, wants []string
 		for _, jobs := range []int{1, 4} {

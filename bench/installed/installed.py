@@ -44,7 +44,8 @@ def med(xs): return statistics.median(xs)
 if mode == "edited":
     print(sorted(os.listdir(big)), flush=True)
     plan = [("big", big, "accelerate/utils/memory.py", 2, 5), ("big", big, "accelerate/utils/memory.py", 16, 5),
-            ("diffusers", big + "/diffusers", "training_utils.py", 2, 9), ("transformers", big + "/transformers", "trainer.py", 2, 7),
+            ("diffusers", big + "/diffusers", "training_utils.py", 2, 9), ("diffusers", big + "/diffusers", "training_utils.py", 16, 7),
+            ("transformers", big + "/transformers", "trainer.py", 2, 7), ("transformers", big + "/transformers", "trainer.py", 16, 5),
             ("lightning", big + "/lightning", "fabric/accelerators/cuda.py", 2, 9), ("torch", big + "/torch", "cuda/memory.py", 2, 7)]
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
     for name, tree, one, cpus, n in plan:
