@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -177,29 +178,34 @@ func TestLargestFirst(t *testing.T) {
 	}
 }
 
-// TestMutatedFieldsShared: the attribute names assigned anywhere are read once per index, for
-// the project and every worker copied from it (prewarm's goroutines each read every tree
-// otherwise), and again after a reindex.
-func TestMutatedFieldsShared(t *testing.T) {
+// TestMutatedFields: the attribute names assigned anywhere, plainly or augmented, at any depth,
+// are read with each file's bindings (reindex), once per file: the project and every worker
+// copied from it see them, and a file a later round parses adds its own.
+func TestMutatedFields(t *testing.T) {
 	dir := t.TempDir()
-	files := []string{filepath.Join(dir, "a.py"), filepath.Join(dir, "b.py")}
-	texts := []string{"import torch\nstate.should_save = True\ntorch.cuda.empty_cache()\n", "import torch\nclass S:\n    def f(self):\n        self.count += 1\n        torch.cuda.empty_cache()\n"}
+	files := []string{filepath.Join(dir, "a.py"), filepath.Join(dir, "b.py"), filepath.Join(dir, "c.py")}
+	texts := []string{
+		"import torch\nstate.should_save = True\nx = y = z\ntorch.cuda.empty_cache()\n",
+		"import torch\nclass S:\n    def f(self):\n        def g():\n            self.steps += 1\n        self.count = 0\n        torch.cuda.empty_cache()\n",
+		"def later(o):\n    o.late = [o.inner for _ in ()]\n",
+	}
 	for i, f := range files {
 		if err := os.WriteFile(f, []byte(texts[i]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	g := fixtureGraph(t, dir, files)
+	g := fixtureGraph(t, dir, files) // c.py names no needle: not parsed yet
 	p := g.Project
-	w1, w2 := p.worker(), p.worker()
-	if got := w1.mutatedFields(); !got["should_save"] || !got["count"] || len(got) != 2 {
-		t.Fatalf("mutatedFields = %v", got)
+	want := []string{"count", "should_save", "steps"}
+	if got := slices.Sorted(maps.Keys(p.worker().mutatedFields())); !slices.Equal(got, want) {
+		t.Fatalf("mutatedFields (a worker's) = %v, want %v", got, want)
 	}
-	if p.mutated.names == nil || w2.mutated.names == nil {
-		t.Error("a worker read the trees for itself: the project and the other worker did not get its names")
+	if err := p.res.ParseFiles(context.Background(), files[2:]); err != nil {
+		t.Fatal(err)
 	}
 	p.reindex()
-	if p.mutated.names != nil {
-		t.Error("reindex kept the names read before it")
+	want = []string{"count", "late", "should_save", "steps"}
+	if got := slices.Sorted(maps.Keys(p.mutatedFields())); !slices.Equal(got, want) {
+		t.Errorf("after a round parsed c.py, mutatedFields = %v, want %v", got, want)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/cachelint/cachelint/internal/lazyregexp"
@@ -36,9 +35,9 @@ type project struct {
 	res          *pyparse.Result
 	// fields are the names class bodies declare (classFields), built on first use per index.
 	fields map[string]bool
-	// mutated are the attribute names assigned anywhere (`x.name = ...`, mutatedFields),
-	// built on first use per index, once for the project and the workers copied from it.
-	mutated *lazyNames
+	// mutated are the attribute names the parsed files assign (`x.name = ...`,
+	// mutatedFields), added to as reindex reads each file's bindings.
+	mutated map[string]bool
 	// fileFields are each file's share of fields, read once per file.
 	fileFields map[*pyparse.File][]string
 	// classes by simple name, across parsed files.
@@ -149,12 +148,13 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
-	p.fields, p.mutated = nil, &lazyNames{}
+	p.fields = nil
 	if p.assigns == nil {
 		p.assigns = map[*pyparse.File]map[string]string{}
 		p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
 		p.classes = map[string][]classRef{}
 		p.funcNames = map[string]bool{}
+		p.mutated = map[string]bool{}
 	}
 	// Files are only ever added to a parse: the tables of names grow by the files no round
 	// has indexed yet (fresh), in the files' order, instead of being built again from every
@@ -168,9 +168,10 @@ func (p *project) reindex() {
 	p.addClasses(fresh)
 	// A file's own bindings: read once, not again in each prefilter round, and the files a
 	// round parsed on every CPU (a walk of each whole tree: 0.27 s of one round on 16 cores,
-	// done on one).
+	// done on one). The same walk finds the attributes the file assigns (mutatedFields).
 	assigns, tables := make([]map[string]string, len(fresh)), make([]map[string]*pyparse.Node, len(fresh))
-	read := func(_, i int) { assigns[i], tables[i] = simpleAssignments(fresh[i]) }
+	mutated := make([][]string, len(fresh))
+	read := func(_, i int) { assigns[i], tables[i], mutated[i] = simpleAssignments(fresh[i]) }
 	jobs := p.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -185,6 +186,9 @@ func (p *project) reindex() {
 	}
 	for i, f := range fresh {
 		p.assigns[f], p.tables[f] = assigns[i], tables[i]
+		for _, name := range mutated[i] {
+			p.mutated[name] = true
+		}
 	}
 	p.newCaches()
 	for _, f := range fresh {
@@ -669,16 +673,27 @@ func functionValues(f *pyparse.File, n *pyparse.Node) []string {
 
 // simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a
 // plain name chain or a getattr on torch, so `clean = free_gpu` and `dev = getattr(torch, t)`
-// can be followed, and the names last bound to a dict, list or tuple literal (tables of
-// callables: `_CLEARERS = {"cuda": torch.cuda.empty_cache}`).
-func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node) {
+// can be followed, the names last bound to a dict, list or tuple literal (tables of
+// callables: `_CLEARERS = {"cuda": torch.cuda.empty_cache}`), and the attribute names the
+// file assigns, plainly or augmented (`state.should_save = True`, `self.count += 1`), each
+// once.
+func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node, []string) {
 	out, tables := map[string]string{}, map[string]*pyparse.Node{}
+	var mutated []string
+	seen := map[string]bool{}
 	f.Root.Walk(func(n *pyparse.Node) bool {
-		if n.Kind() != "assignment" {
+		kind := n.Kind()
+		if kind != "assignment" && kind != "augmented_assignment" {
 			return true
 		}
 		left, right := n.ChildByField("left"), n.ChildByField("right")
-		if left == nil || right == nil {
+		if left != nil && left.Kind() == "attribute" {
+			if a := left.ChildByField("attribute"); a != nil && !seen[a.Text(f.Src)] {
+				seen[a.Text(f.Src)] = true
+				mutated = append(mutated, a.Text(f.Src))
+			}
+		}
+		if kind != "assignment" || left == nil || right == nil {
 			return true
 		}
 		name := left.Text(f.Src)
@@ -703,7 +718,7 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 		}
 		return true
 	})
-	return out, tables
+	return out, tables, mutated
 }
 
 // tableCall reads a call of an entry of a table of callables, `TABLE[key](...)` with TABLE a
@@ -1885,33 +1900,6 @@ func (p *project) fieldsOf(f *pyparse.File) []string {
 }
 
 // mutatedFields are the attribute names some parsed file assigns (`state.should_save = True`,
-// `self.flag += 1`), found once per index: a field assigned after construction is not fixed
-// by what the construction gave it.
-func (p *project) mutatedFields() map[string]bool {
-	if p.mutated == nil {
-		p.mutated = &lazyNames{}
-	}
-	l := p.mutated
-	l.once.Do(func() {
-		l.names = map[string]bool{}
-		for _, f := range p.res.Files {
-			f.Root.Walk(func(n *pyparse.Node) bool {
-				if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
-					if lhs := n.ChildByField("left"); lhs != nil && lhs.Kind() == "attribute" {
-						if a := lhs.ChildByField("attribute"); a != nil {
-							l.names[a.Text(f.Src)] = true
-						}
-					}
-				}
-				return true
-			})
-		}
-	})
-	return l.names
-}
-
-// lazyNames is a set of names built on first use, once, by whichever goroutine asks first.
-type lazyNames struct {
-	once  sync.Once
-	names map[string]bool
-}
+// `self.flag += 1`), read with each file's bindings (reindex): a field assigned after
+// construction is not fixed by what the construction gave it.
+func (p *project) mutatedFields() map[string]bool { return p.mutated }
