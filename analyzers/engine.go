@@ -49,6 +49,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 			"the callers of the %s() at line %d were followed through %d call sites or %d helpers deep only; a loop further up is not known",
 			t.Spelling, t.Call.Node.Line(), maxRecordsPerTarget, maxChainDepth)})
 	}
+	out.Calls = make([]engine.Call, 0, len(cls.Records))
 	for _, r := range cls.Records {
 		c := engine.Call{Offset: int(r.Call.Node.Start), Record: report.CallRecord{
 			File: r.File.Path, Callee: r.Target.Spelling, Role: r.Role, Frequency: string(r.Frequency),
@@ -68,8 +69,11 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 				c.LoopFile = r.LoopFile.Path
 			}
 		}
-		for _, e := range r.Via {
-			c.Via = append(c.Via, engine.Step{File: e.CalleeFile.Path, QualName: e.Callee.QualName})
+		if len(r.Via) > 0 {
+			c.Via = make([]engine.Step, len(r.Via))
+			for i, e := range r.Via {
+				c.Via[i] = engine.Step{File: e.CalleeFile.Path, QualName: e.Callee.QualName}
+			}
 		}
 		out.Calls = append(out.Calls, c)
 	}

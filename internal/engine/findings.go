@@ -278,7 +278,8 @@ func (pr *project) callRecords() []report.CallRecord {
 
 // resolveCalls are the classified calls with their positions, notebooks mapped to their cells.
 func (pr *project) resolveCalls() []report.CallRecord {
-	var out []report.CallRecord
+	out := make([]report.CallRecord, 0, len(pr.facts.Calls))
+	modules := map[string]string{} // moduleName by file: a project's records name few files
 	for _, c := range pr.facts.Calls {
 		rec := c.Record
 		rec.Callee, rec.Reason = text(rec.Callee), text(rec.Reason)
@@ -294,9 +295,14 @@ func (pr *project) resolveCalls() []report.CallRecord {
 				rec.Loop.File = c.LoopFile
 			}
 		}
-		rec.Via = []string{}
-		for _, s := range c.Via {
-			rec.Via = append(rec.Via, moduleName(pr.root, pr.cwd, s.File)+s.QualName)
+		rec.Via = make([]string, len(c.Via))
+		for i, s := range c.Via {
+			m, ok := modules[s.File]
+			if !ok {
+				m = moduleName(pr.root, pr.cwd, s.File)
+				modules[s.File] = m
+			}
+			rec.Via[i] = m + s.QualName
 		}
 		if info := pr.notebook(rec.File); info != nil {
 			rec.CellJSON = info.cellPos(line, col).JSON()
