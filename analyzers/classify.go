@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -155,6 +156,14 @@ type classifier struct {
 	// hooks memoizes hookOf per function: it reads every call of the function's file, once
 	// for each record followed through the function.
 	hooks map[*pyparse.Function]hookAnswer
+	// others memoizes otherCallers, loaders loadsByName, per function.
+	others  map[*pyparse.Function][]*Edge
+	loaders map[*pyparse.Function]bool
+	// closed memoizes closedFor per site and call of its helper.
+	closed map[closedKey]bool
+	// freqs memoizes frequency per call node and whether its function has other callers
+	// (siteFrequency): prewarm reads it for every site, follow again for each record.
+	freqs map[freqKey]siteFreq
 	// contexts memoizes contextOf per call node: a site reached by several clears or chains
 	// is followed once for each (unsloth: 8,432 records at 992 sites). Nothing changes a
 	// context once built; copies are made where one is narrowed.
@@ -293,9 +302,10 @@ func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
 		resolved: map[*pyparse.Node]*funcRef{},
 		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, freqs: map[freqKey]siteFreq{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{},
-		literals:   map[literalsKey]map[string]string{}, callees: map[*pyparse.Node]string{},
+		literals:   map[literalsKey]map[string]string{}, closed: map[closedKey]bool{},
+		others: map[*pyparse.Function][]*Edge{}, loaders: map[*pyparse.Function]bool{}, callees: map[*pyparse.Node]string{},
 	}
 	for _, n := range stepLoopNames {
 		if n = strings.TrimSpace(n); n != "" {
@@ -384,6 +394,7 @@ func (a *classifier) prewarm(jobs int) {
 	})
 	for _, c := range workers {
 		maps.Copy(a.contexts, c.contexts)
+		maps.Copy(a.freqs, c.freqs)
 		maps.Copy(a.patterns, c.patterns)
 		maps.Copy(a.ownPattern, c.ownPattern)
 	}
@@ -393,7 +404,7 @@ func (a *classifier) prewarm(jobs int) {
 func (a *classifier) readSite(f *pyparse.File, call *pyparse.Call) {
 	lc := a.siteContext(f, call.Node)
 	r := &Record{File: f, Call: call}
-	a.frequency(f, call.Function, lc, r, len(a.otherCallers(call.Function)) > 0)
+	a.siteFrequency(f, call.Function, lc, r, len(a.otherCallers(call.Function)) > 0)
 	if testHookReadSite != nil {
 		testHookReadSite(call)
 	}
@@ -426,9 +437,14 @@ func (a *classifier) sitePattern(f *pyparse.File, call *pyparse.Node, lc *localC
 
 // otherCallers are the calls of fn other than fn's own: a retry that calls the function
 // again from its own OOM handler says nothing about how often it runs.
+// The list is made once per function (follow asks for it at every record) and is not to be
+// changed.
 func (a *classifier) otherCallers(fn *pyparse.Function) []*Edge {
 	if fn == nil {
 		return nil
+	}
+	if callers, ok := a.others[fn]; ok {
+		return callers
 	}
 	var callers []*Edge
 	for _, e := range a.g.Callers[fn] {
@@ -436,7 +452,19 @@ func (a *classifier) otherCallers(fn *pyparse.Function) []*Edge {
 			callers = append(callers, e)
 		}
 	}
+	a.others[fn] = callers
 	return callers
+}
+
+// loadsByName reports a function named for loading or offloading a model (reLoadModel),
+// memoized: follow asks at every record of a helper's body.
+func (a *classifier) loadsByName(fn *pyparse.Function) bool {
+	loads, ok := a.loaders[fn]
+	if !ok {
+		loads = reLoadModel.MatchString(fn.Name)
+		a.loaders[fn] = loads
+	}
+	return loads
 }
 
 // inherited is what a helper's body passes up to its call sites: a gate that thins out the
@@ -472,7 +500,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	callee := r.Callee
 	callers := a.otherCallers(fn)
-	a.frequency(f, fn, lc, r, len(callers) > 0)
+	a.siteFrequency(f, fn, lc, r, len(callers) > 0)
 	if gt := inh.gate; gt != nil && r.Frequency != Once && (r.Gate == nil || selectivity(gt.Kind) > selectivity(r.Gate.Kind)) {
 		reason := r.Reason
 		applyGate(r, &r.Frequency, gt)
@@ -528,7 +556,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	if pat != PatternNone && (next.pattern == "" || next.pattern == PatternNone) && !a.ownPattern[call.Node] {
 		next.pattern, next.patternWhy = pat, pwhy
 	}
-	if (next.pattern == "" || next.pattern == PatternNone) && reLoadModel.MatchString(fn.Name) {
+	if (next.pattern == "" || next.pattern == PatternNone) && a.loadsByName(fn) {
 		// The cache is emptied while a model is loaded or offloaded: a model switch,
 		// wherever the load is called from.
 		next.pattern, next.patternWhy = ModelSwitch, fmt.Sprintf("inside `%s`, which loads or offloads a model", fn.Name)
@@ -598,15 +626,32 @@ func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge,
 // key says what a walk to the callers depends on besides the function: the gate and pattern
 // passed up, and the call's own gates (closedFor tests them at each call site).
 func (in inherited) key(lc *localContext) string {
-	var b strings.Builder
+	// Appended piece by piece: fmt's formatting was a sixth of follow, which runs on one
+	// goroutine.
+	b := make([]byte, 0, 64)
+	gate := func(g *gate, period bool) {
+		b = strconv.AppendInt(b, int64(g.Kind), 10)
+		b = append(b, '/')
+		if period {
+			b = strconv.AppendInt(b, int64(g.Period), 10)
+			b = append(b, '/')
+		}
+		b = strconv.AppendBool(b, g.Negate)
+		b = append(b, '/')
+		b = append(b, g.Text...)
+	}
 	if g := in.gate; g != nil {
-		fmt.Fprintf(&b, "%d/%d/%t/%s", g.Kind, g.Period, g.Negate, g.Text)
+		gate(g, true)
 	}
-	b.WriteString("|" + string(in.pattern) + "|" + in.patternWhy)
+	b = append(b, '|')
+	b = append(b, in.pattern...)
+	b = append(b, '|')
+	b = append(b, in.patternWhy...)
 	for _, g := range lc.Gates {
-		fmt.Fprintf(&b, "|%d/%t/%s", g.Kind, g.Negate, g.Text)
+		b = append(b, '|')
+		gate(g, false)
 	}
-	return b.String()
+	return string(b)
 }
 
 // anyJudged reports whether some record found a rule or a legitimate pattern.
@@ -671,6 +716,12 @@ func (a *classifier) closedFor(hf *pyparse.File, fn *pyparse.Function, lc *local
 	}
 	// A helper's call sites are reached once per cache call and chain that leads to them:
 	// the literals each passes are read once.
+	ck := closedKey{lc, e.Call.Node}
+	if closed, ok := a.closed[ck]; ok {
+		return closed
+	}
+	closed := false
+	defer func() { a.closed[ck] = closed }()
 	k := literalsKey{fn, e.Call.Node}
 	args, ok := a.literals[k]
 	if !ok {
@@ -682,10 +733,18 @@ func (a *classifier) closedFor(hf *pyparse.File, fn *pyparse.Function, lc *local
 	}
 	for _, g := range lc.Gates {
 		if gateClosedAt(hf, g, args) {
+			closed = true
 			return true
 		}
 	}
 	return false
+}
+
+// closedKey is a site's local context and a call of its helper (closedFor, memoized: follow
+// reaches a call site once per cache call and chain that leads to it).
+type closedKey struct {
+	lc   *localContext
+	call *pyparse.Node
 }
 
 // literalsKey is a helper and a call of it (closedFor).
@@ -727,7 +786,35 @@ func ruleFor(r *Record) string {
 	return ""
 }
 
-// frequency fills r.Frequency, Period, Loop, Hook, Gate and Reason from the local context.
+// freqKey names a site's frequency: its call, and whether its function has other callers.
+type freqKey struct {
+	call       *pyparse.Node
+	hasCallers bool
+}
+
+// siteFreq is what frequency fills in a record.
+type siteFreq struct {
+	frequency    Frequency
+	period       int
+	loop         *loop
+	hook, reason string
+	gate, named  *gate
+}
+
+// siteFrequency is frequency of a site's own local context (siteContext) for a record
+// nothing has filled yet, memoized per call and whether its function has other callers.
+func (a *classifier) siteFrequency(f *pyparse.File, fn *pyparse.Function, lc *localContext, r *Record, hasCallers bool) {
+	k := freqKey{r.Call.Node, hasCallers}
+	if m, ok := a.freqs[k]; ok {
+		r.Frequency, r.Period, r.Loop, r.Hook, r.Reason, r.Gate, r.Named = m.frequency, m.period, m.loop, m.hook, m.reason, m.gate, m.named
+		return
+	}
+	a.frequency(f, fn, lc, r, hasCallers)
+	a.freqs[k] = siteFreq{frequency: r.Frequency, period: r.Period, loop: r.Loop, hook: r.Hook, reason: r.Reason, gate: r.Gate, named: r.Named}
+}
+
+// frequency fills r.Frequency, Period, Loop, Hook, Gate, Named and Reason from the local
+// context.
 func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localContext, r *Record, hasCallers bool) {
 	// A call after which its block always leaves the innermost loop (`clear(); break`, a
 	// handler that clears and re-raises) runs at most once per run of that loop: how often
