@@ -690,16 +690,28 @@ func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
 		}
 	}
 	for _, t := range g.targetsIn[fn] {
-		if !inOwnLoop(t.File, t.Call.Node) {
+		if !g.Project.inOwnLoop(t.File, t.Call.Node) {
 			return true
 		}
 	}
 	for _, e := range g.Inner[fn] {
-		if !inOwnLoop(e.File, e.Call.Node) {
+		if !g.Project.inOwnLoop(e.File, e.Call.Node) {
 			return true
 		}
 	}
 	return false
+}
+
+// inOwnLoop is the package's inOwnLoop, memoized per call for the whole run: each round asks
+// it again of every helper's calls (on the 15-project tree, 52 ms of a cold run's one
+// goroutine).
+func (p *project) inOwnLoop(f *pyparse.File, n *pyparse.Node) bool {
+	in, ok := p.ownLoops[n]
+	if !ok {
+		in = inOwnLoop(f, n)
+		p.ownLoops[n] = in
+	}
+	return in
 }
 
 // inOwnLoop reports whether a call sits in a loop of its function that looks like a step or

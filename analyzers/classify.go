@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -669,41 +670,37 @@ func anyJudged(recs []*Record) bool {
 func dedupe(recs []*Record) []*Record {
 	seen := map[string]int{}
 	var out []*Record
+	var b []byte // one record's key, reused: a key is copied only when kept
 	for _, r := range recs {
 		// A call of a helper is one record whichever of the helper's device branches
 		// (cuda, xpu, mps, ...) the chain ends in; the cuda one is kept.
 		// Written piece by piece: fmt's formatting of every record was 7% of a cold run's
 		// allocations on unsloth.
 		// Nodes by identity: one node is one place in one file.
-		var b strings.Builder
+		b = b[:0]
 		at := func(n *pyparse.Node) {
-			p := uintptr(unsafe.Pointer(n))
-			for range 8 {
-				b.WriteByte(byte(p))
-				p >>= 8
-			}
+			b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(n))))
 		}
 		at(r.Call.Node)
-		for _, s := range []string{r.Role, r.Rule, string(r.Pattern)} {
-			b.WriteByte(':')
-			b.WriteString(s)
+		for _, s := range [...]string{r.Role, r.Rule, string(r.Pattern)} {
+			b = append(b, ':')
+			b = append(b, s...)
 		}
 		for _, e := range r.Via {
-			b.WriteByte('>')
+			b = append(b, '>')
 			at(e.Callee.Node)
 		}
 		if len(r.Via) == 0 {
-			b.WriteByte('@')
-			b.WriteString(r.Target.Spelling)
+			b = append(b, '@')
+			b = append(b, r.Target.Spelling...)
 		}
-		k := b.String()
-		if i, ok := seen[k]; ok {
+		if i, ok := seen[string(b)]; ok {
 			if !strings.Contains(out[i].Target.Spelling, "cuda") && strings.Contains(r.Target.Spelling, "cuda") {
 				out[i] = r
 			}
 			continue
 		}
-		seen[k] = len(out)
+		seen[string(b)] = len(out)
 		out = append(out, r)
 	}
 	return out

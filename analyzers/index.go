@@ -55,6 +55,8 @@ type project struct {
 	localRefs  map[*pyparse.Function]map[string][]*funcRef
 	// globalSelves caches globalSelf per file.
 	globalSelves map[*pyparse.File]map[string]*pyparse.Class
+	// ownLoops memoizes inOwnLoop per call, for the whole run.
+	ownLoops map[*pyparse.Node]bool
 	// funcNames holds every function name of the parsed files: an argument that names none
 	// cannot be a callback of the project's.
 	funcNames map[string]bool
@@ -155,6 +157,7 @@ func (p *project) reindex() {
 		p.classes = map[string][]classRef{}
 		p.funcNames = map[string]bool{}
 		p.mutated = map[string]bool{}
+		p.ownLoops = map[*pyparse.Node]bool{}
 	}
 	// Files are only ever added to a parse: the tables of names grow by the files no round
 	// has indexed yet (fresh), in the files' order, instead of being built again from every
@@ -249,6 +252,7 @@ func (p *project) worker() *project {
 	w.fileDirs, w.dirsShared = map[*pyparse.File]string{}, p.fileDirs
 	w.probes, w.recording, w.wantClasses = nil, false, false
 	w.probeCache = newProbeCache()
+	w.ownLoops = map[*pyparse.Node]bool{}
 	return &w
 }
 

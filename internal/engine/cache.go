@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -508,17 +509,19 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 	if rc.ctx.Err() != nil || len(a.Errors) > 0 || len(a.Failures) > 0 {
 		return nil
 	}
+	if slices.Contains(rc.statOK, false) {
+		return nil
+	}
+	// The parsed files' texts hashed on every CPU: 8 ms of an edited run's one goroutine
+	// on unsloth (155 files, 10 MB).
 	stamps := make([]fileStamp, len(rc.paths))
-	for i, p := range rc.paths {
-		if !rc.statOK[i] {
-			return nil
-		}
+	rc.each(func(i int) {
 		s := rc.stamps[i]
-		if f := facts.Files[p]; f != nil {
+		if f := facts.Files[rc.paths[i]]; f != nil {
 			s.Parsed, s.Hash = true, sha256.Sum256(f.Src)
 		}
 		stamps[i] = rc.settle(s)
-	}
+	})
 	e := &cacheEntry{Key: rc.key, Paths: rc.pathsHash(), Stamps: appendStamps(nil, stamps), A: a}
 	if err := rc.write(e, nil); err != nil {
 		return err
