@@ -234,6 +234,11 @@ func (by edgesByCallee) update(todo []*pyparse.File, before []*fileGraph, now ma
 	redone := make(map[*pyparse.File]bool, len(todo))
 	added := map[*pyparse.Function][]*Edge{}
 	for i, f := range todo {
+		if before[i] != nil && slices.Equal(edges(before[i]), edges(now[f])) {
+			// Looked at again and no call of it found anew (the same edges): its callees'
+			// lists hold them already (most files of a late round).
+			continue
+		}
 		if before[i] != nil {
 			redone[f] = true
 			for _, e := range edges(before[i]) {
@@ -442,9 +447,11 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 // round's 162 ms of resolving, a round's whole time once shared out on 16 cores).
 var callsPerJob, callsPerShare = 1024, 512
 
-// filesPerJob is the least number of files whose trees are read whole (their bindings, their
-// except clauses) that is worth a goroutine of its own.
-var filesPerJob = 16
+// filesPerJob is the least number of files whose trees are read whole for their except
+// clauses (the OOM-handler rule) that is worth a goroutine of its own; bytesPerJob the least
+// text whose trees reindex reads for their bindings: a round of a few large files (an
+// edited run's first, its edited file among them) is worth several.
+var filesPerJob, bytesPerJob = 16, 64 << 10
 
 // share is part of one file's calls for one goroutine to resolve: its calls from to to, and
 // its with items when entered is set.

@@ -179,7 +179,11 @@ func (p *project) reindex() {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	if jobs = min(jobs, len(fresh)/filesPerJob); jobs > 1 {
+	text := 0
+	for _, f := range fresh {
+		text += len(f.Src)
+	}
+	if jobs = min(jobs, len(fresh), text/bytesPerJob); jobs > 1 {
 		order := largestFirst(len(fresh), func(i int) int { return len(fresh[i].Src) })
 		parallel.For(len(fresh), jobs, func(w, k int) { read(w, order[k]) })
 	} else {

@@ -376,11 +376,19 @@ func (r *Result) Know(sig func(path string) []byte) {
 	if r.known == nil {
 		r.known = map[string]*signature{}
 	}
+	var paths []string
+	var data [][]byte
 	for _, path := range r.pending {
-		if r.sigs[path] != nil {
-			continue
+		if r.sigs[path] == nil {
+			paths, data = append(paths, path), append(data, sig(path))
 		}
-		if s := decodeSignature(sig(path)); s != nil {
+	}
+	// Decoded on every CPU: each is a copy of some KB (unsloth: 1,800 files, 3 MB, 11 ms of
+	// an edited run's one goroutine).
+	sigs := make([]*signature, len(paths))
+	parallel.For(len(paths), r.jobs, func(_, i int) { sigs[i] = decodeSignature(data[i]) })
+	for i, path := range paths {
+		if s := sigs[i]; s != nil {
 			r.sigs[path], r.known[path] = s, s
 		}
 	}
