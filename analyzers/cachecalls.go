@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"sort"
 	"strings"
@@ -116,8 +117,13 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		if progress != nil {
 			progress.Round.Store(int32(round))
 		}
+		region := trace.StartRegion(ctx, "reindex")
 		proj.reindex()
+		region.End()
+		region = trace.StartRegion(ctx, "graph")
 		g = buildGraph(proj, res, extra, memo)
+		region.End()
+		region = trace.StartRegion(ctx, "needles")
 		var fresh []string
 		for fn := range g.Helpers {
 			if fn.Class != nil && g.needsCallers(fn) {
@@ -152,6 +158,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 				}
 			}
 		}
+		region.End()
 		wanted := make([]string, 0, len(proj.want))
 		for file := range proj.want {
 			wanted = append(wanted, file)

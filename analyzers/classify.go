@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"sort"
 	"strconv"
@@ -270,7 +271,10 @@ func runClassify(pass *driver.Pass) (any, error) {
 // (prewarm) and following them up to their callers in order.
 func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs int) (*Classification, error) {
 	a := newClassifier(g, stepLoopNames)
+	region := trace.StartRegion(ctx, "prewarm")
 	a.prewarm(jobs)
+	region.End()
+	region = trace.StartRegion(ctx, "follow")
 	out := &Classification{Graph: g}
 	for _, t := range g.Targets {
 		if err := ctx.Err(); err != nil {
@@ -286,6 +290,8 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 			out.Cut = append(out.Cut, t)
 		}
 	}
+	region.End()
+	defer trace.StartRegion(ctx, "dedupe and sort").End()
 	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
 		ri, rj := out.Records[i], out.Records[j]

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"maps"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"sort"
 	"sync"
@@ -104,6 +105,7 @@ func (r *Result) ParseMatchingAnd(ctx context.Context, needles, paths []string) 
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	region := trace.StartRegion(ctx, "scan")
 	pending := r.pending
 	results := make([]scanned, len(pending))
 	parallel.For(len(pending), jobs, func(_, i int) {
@@ -122,6 +124,9 @@ func (r *Result) ParseMatchingAnd(ctx context.Context, needles, paths []string) 
 		}
 		results[i] = r.scanOne(path, set)
 	})
+	region.End()
+	region = trace.StartRegion(ctx, "parse")
+	defer region.End()
 	var matched []int
 	for i := range results {
 		if results[i].src != nil {

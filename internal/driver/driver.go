@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"os"
 	"runtime/debug"
+	"runtime/trace"
 	"sort"
 	"sync/atomic"
 )
@@ -211,7 +212,9 @@ func runOne(a *Analyzer, pass *Pass) (out any, err error) {
 			err = fmt.Errorf("internal error: analyzer %s panicked: %v\n%s", a.Name, v, debug.Stack())
 		}
 	}()
+	region := trace.StartRegion(pass.Context, "analyzer "+a.Name)
 	out, err = a.Run(pass)
+	region.End()
 	if err != nil {
 		return nil, fmt.Errorf("analyzer %s: %w", a.Name, err)
 	}

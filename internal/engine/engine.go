@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"sync"
@@ -222,7 +223,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	opts.Walk.Stat = opts.Cache != nil && opts.Stdin == nil
 	indexOpts := opts.Walk
 	indexOpts.ForceExclude = true
+	region := trace.StartRegion(ctx, "walk")
 	indexFiles, indexWarnings, indexErr := walk.Files([]string{root}, indexOpts)
+	region.End()
 	oneWalk := false // the report scope is every indexed file
 	if opts.Stdin == nil {
 		if sameDir(paths, root) && indexErr == nil && len(indexFiles) > 0 {
@@ -288,8 +291,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	all := pr.paths
 
 	if cache != nil {
+		region := trace.StartRegion(ctx, "cache entry")
 		cache.stat()
 		pr.a = cache.load(opts.Calls, gcOn)
+		region.End()
 		out.Stats.CacheDir = cache.dir
 	}
 	gcOn()
@@ -300,7 +305,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			trees = cache.trees()
 			defer trees.close()
 			settings.Trees = trees
-			if sigs := cache.signatures(); len(sigs) > 0 {
+			region := trace.StartRegion(ctx, "kept signatures")
+			sigs := cache.signatures()
+			region.End()
+			if len(sigs) > 0 {
 				// Each is asked for once; once taken, the store's bytes can go.
 				settings.Signatures = func(path string) []byte {
 					sig := sigs[path]
@@ -318,24 +326,30 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		pr.res = res
+		region := trace.StartRegion(ctx, "records")
 		if pr.facts, err = opts.Analysis.Facts(res); err != nil {
 			return nil, errors.Join(append([]error{err}, res.Errors...)...)
 		}
 		pr.a = pr.analyse()
+		region.End()
 		out.Stats.Reused, out.Stats.Unread = pr.facts.Reused, pr.facts.Unread
 		if cache != nil {
+			region := trace.StartRegion(ctx, "cache write")
 			if err := cache.save(pr.a, pr.facts); err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
 			} else if ctx.Err() == nil && len(pr.a.Errors) == 0 && len(pr.a.Failures) == 0 {
 				trees.finish()
 				trees.prune()
 			}
+			region.End()
 		}
 	} else {
 		out.Stats.Cached, out.Stats.Reread = true, cache.reread
 	}
 
+	region = trace.StartRegion(ctx, "findings")
 	rep := pr.findings(opts.Rules, opts.Jobs)
+	region.End()
 	if opts.Baseline != nil {
 		rep.Findings = opts.Baseline.Filter(rep.Findings, out.RootRel)
 	}
