@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/internal/parallel"
@@ -251,7 +252,12 @@ func (pr *project) parseErrorFindings() []report.Finding {
 
 // text is s as findings carry it: valid UTF-8. Messages quote source code, and a file
 // need not be valid UTF-8; each invalid byte becomes U+FFFD, as encoding/json would write it.
-func text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+func text(s string) string {
+	if utf8.ValidString(s) { // most are: ToValidUTF8 decodes every rune to find out
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
 
 // programLine is the finding's line in the Python text cachelint analysed (for a notebook,
 // the program of its code cells), which is where suppression comments are read.
