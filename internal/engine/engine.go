@@ -330,7 +330,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if pr.facts, err = opts.Analysis.Facts(res); err != nil {
 			return nil, errors.Join(append([]error{err}, res.Errors...)...)
 		}
-		pr.a = pr.analyse()
+		pr.a = pr.analyse(opts.Jobs)
 		region.End()
 		out.Stats.Reused, out.Stats.Unread = pr.facts.Reused, pr.facts.Unread
 		if cache != nil {
