@@ -259,10 +259,13 @@ func (by edgesByCallee) update(todo []*pyparse.File, before []*fileGraph, now ma
 		}
 	}
 	for callee, add := range added {
-		var kept []*Edge
-		for _, e := range by[callee] {
-			if !redone[e.File] {
-				kept = append(kept, e)
+		kept := by[callee] // read only: a list changed is a new slice
+		if len(redone) > 0 {
+			kept = nil
+			for _, e := range by[callee] {
+				if !redone[e.File] {
+					kept = append(kept, e)
+				}
 			}
 		}
 		switch { // kept and add are slices of their own: one alone is the list

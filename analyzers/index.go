@@ -2,7 +2,6 @@ package analyzers
 
 import (
 	"bytes"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,13 +32,15 @@ type project struct {
 	// the other way (absOf).
 	display, abs map[string]string
 	res          *pyparse.Result
-	// fields are the names class bodies declare (classFields), built on first use per index.
-	fields map[string]bool
+	// fields are the names the parsed files' class bodies declare (classFields), added to as
+	// reindex reads each file; addedFields those it added since the last answers.
+	fields      map[string]bool
+	addedFields []string
+	// answered are the parsed files the last answers knew of.
+	answered map[*pyparse.File]bool
 	// mutated are the attribute names the parsed files assign (`x.name = ...`,
 	// mutatedFields), added to as reindex reads each file's bindings.
 	mutated map[string]bool
-	// fileFields are each file's share of fields, read once per file.
-	fileFields map[*pyparse.File][]string
 	// classes by simple name, across parsed files.
 	classes map[string][]classRef
 	// subclasses lists the project classes that name each class as a base.
@@ -124,7 +125,7 @@ type funcRef struct {
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		abs: make(map[string]string, len(paths)), byBase: map[string][]string{}, modCache: map[modKey]string{},
-		fileDirs: map[*pyparse.File]string{}, fileFields: map[*pyparse.File][]string{}, table: newProbeTable(),
+		fileDirs: map[*pyparse.File]string{}, table: newProbeTable(),
 		probeCache: newProbeCache()}
 	// The working directory once, not once per file (os.Getwd stats two directories).
 	wd, err := os.Getwd()
@@ -150,7 +151,6 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
-	p.fields = nil
 	if p.assigns == nil {
 		p.assigns = map[*pyparse.File]map[string]string{}
 		p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
@@ -158,6 +158,7 @@ func (p *project) reindex() {
 		p.funcNames = map[string]bool{}
 		p.mutated = map[string]bool{}
 		p.ownLoops = map[*pyparse.Node]bool{}
+		p.fields, p.answered = map[string]bool{}, map[*pyparse.File]bool{}
 	}
 	// Files are only ever added to a parse: the tables of names grow by the files no round
 	// has indexed yet (fresh), in the files' order, instead of being built again from every
@@ -173,8 +174,11 @@ func (p *project) reindex() {
 	// round parsed on every CPU (a walk of each whole tree: 0.27 s of one round on 16 cores,
 	// done on one). The same walk finds the attributes the file assigns (mutatedFields).
 	assigns, tables := make([]map[string]string, len(fresh)), make([]map[string]*pyparse.Node, len(fresh))
-	mutated := make([][]string, len(fresh))
-	read := func(_, i int) { assigns[i], tables[i], mutated[i] = simpleAssignments(fresh[i]) }
+	mutated, fields := make([][]string, len(fresh)), make([][]string, len(fresh))
+	read := func(_, i int) {
+		assigns[i], tables[i], mutated[i] = simpleAssignments(fresh[i])
+		fields[i] = declaredFields(fresh[i])
+	}
 	jobs := p.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -195,6 +199,12 @@ func (p *project) reindex() {
 		p.assigns[f], p.tables[f] = assigns[i], tables[i]
 		for _, name := range mutated[i] {
 			p.mutated[name] = true
+		}
+		for _, name := range fields[i] {
+			if !p.fields[name] {
+				p.fields[name] = true
+				p.addedFields = append(p.addedFields, name)
+			}
 		}
 	}
 	p.newCaches()
@@ -249,8 +259,6 @@ func (p *project) addClasses(fresh []*pyparse.File) {
 // and has caches of its own, starting from p's, for what the lookups fill in as they go.
 func (p *project) worker() *project {
 	w := *p
-	w.fields = p.classFields()
-	w.fileFields = maps.Clone(p.fileFields)
 	w.newCaches()
 	w.modCache, w.modShared = map[modKey]string{}, p.modCache
 	w.fileDirs, w.dirsShared = map[*pyparse.File]string{}, p.fileDirs
@@ -1870,27 +1878,13 @@ func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
 }
 
 // classFields are the names project classes declare in their bodies (`empty_cache_fn:
-// Optional[Callable] = None`), found once per index: fieldCall and recordField look for
+// Optional[Callable] = None`), added to as reindex reads each file: fieldCall and recordField look for
 // constructions only for such a name.
-func (p *project) classFields() map[string]bool {
-	if p.fields == nil {
-		p.fields = map[string]bool{}
-		for _, f := range p.res.Files {
-			for _, name := range p.fieldsOf(f) {
-				p.fields[name] = true
-			}
-		}
-	}
-	return p.fields
-}
+func (p *project) classFields() map[string]bool { return p.fields }
 
-// fieldsOf are the names f's class bodies declare, read once per run (classFields is
-// rebuilt each index; a round's new fields are those of the files it parsed).
-func (p *project) fieldsOf(f *pyparse.File) []string {
-	names, ok := p.fileFields[f]
-	if ok {
-		return names
-	}
+// declaredFields are the names f's class bodies assign at their own level.
+func declaredFields(f *pyparse.File) []string {
+	var names []string
 	for _, cls := range f.Classes {
 		if cls.Node == nil {
 			continue
@@ -1903,7 +1897,6 @@ func (p *project) fieldsOf(f *pyparse.File) []string {
 			}
 		})
 	}
-	p.fileFields[f] = names
 	return names
 }
 
