@@ -463,6 +463,9 @@ var callsPerJob, callsPerShare = 1024, 512
 // edited run's first, its edited file among them) is worth several.
 var filesPerJob, bytesPerJob = 16, 64 << 10
 
+// basesPerJob is the least number of class bases reindex looks up worth a goroutine.
+var basesPerJob = 256
+
 // share is part of one file's calls for one goroutine to resolve: its calls from to to, and
 // its with items when entered is set.
 type share struct {

@@ -112,12 +112,14 @@ func graphAcrossRounds(t *testing.T, jobs int) {
 	}
 }
 
-// smallShares makes every file worth a goroutine of its own (reindex) and cuts a file's calls
-// into shares of two (graphsOf), for the test t.
+// smallShares makes every file and every class base worth a goroutine of its own (reindex)
+// and cuts a file's calls into shares of two (graphsOf), for the test t.
 func smallShares(t *testing.T) {
-	files, text, calls, share := filesPerJob, bytesPerJob, callsPerJob, callsPerShare
-	t.Cleanup(func() { filesPerJob, bytesPerJob, callsPerJob, callsPerShare = files, text, calls, share })
-	filesPerJob, bytesPerJob, callsPerJob, callsPerShare = 1, 1, 1, 2
+	files, text, bases, calls, share := filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare
+	t.Cleanup(func() {
+		filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare = files, text, bases, calls, share
+	})
+	filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare = 1, 1, 1, 1, 2
 }
 
 func reversed(s []string) []string {
