@@ -59,6 +59,9 @@ type answers struct {
 }
 
 func (p *project) answers() answers {
+	if p.answered == nil {
+		p.answered = map[*pyparse.File]bool{}
+	}
 	var parsed []string
 	for _, f := range p.res.Files {
 		if !p.answered[f] {
