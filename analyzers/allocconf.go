@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cachelint/cachelint/internal/allocconf"
@@ -123,14 +124,34 @@ func fractionNeedles(g *CallGraph) []string {
 // mentionsConfigVar reports whether src holds the name of an allocator config variable, as
 // every setting findSettings reads spells it (the prefilter parsed the file for the name as
 // a word, or for something else: most parsed files set nothing).
+//
+// Every parsed file's text is searched, twice a run (fractionNeedles, runAllocConf), on one
+// goroutine: the part the names share is searched first, once (configVarNames).
 func mentionsConfigVar(src []byte) bool {
-	for _, v := range allocconf.EnvVars() {
-		if bytes.Contains(src, []byte(v.Name)) {
+	common, names := configVarNames()
+	if len(common) > 0 && !bytes.Contains(src, common) {
+		return false
+	}
+	for _, name := range names {
+		if bytes.Contains(src, name) {
 			return true
 		}
 	}
 	return false
 }
+
+// configVarNames are the allocator config variables' names, and the part of them every one
+// holds ("ALLOC_CONF"; nil if some day one does not).
+var configVarNames = sync.OnceValues(func() (common []byte, names [][]byte) {
+	common = []byte("ALLOC_CONF")
+	for _, v := range allocconf.EnvVars() {
+		names = append(names, []byte(v.Name))
+		if !strings.Contains(v.Name, string(common)) {
+			common = nil
+		}
+	}
+	return common, names
+})
 
 // plainString returns the text of a string literal with no interpolation and no bytes
 // prefix (a key such as "PYTORCH_CUDA_ALLOC_CONF").

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cachelint/cachelint/internal/allocconf"
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -207,5 +208,29 @@ func TestMutatedFields(t *testing.T) {
 	want = []string{"count", "late", "should_save", "steps"}
 	if got := slices.Sorted(maps.Keys(p.mutatedFields())); !slices.Equal(got, want) {
 		t.Errorf("after a round parsed c.py, mutatedFields = %v, want %v", got, want)
+	}
+}
+
+// TestMentionsConfigVar: a text mentions an allocator config variable when it holds one of
+// the names, as before the names' common part was searched first; and every name holds that
+// part, so the quick search is on.
+func TestMentionsConfigVar(t *testing.T) {
+	if common, _ := configVarNames(); common == nil {
+		t.Error("some allocator variable's name lacks ALLOC_CONF: every text is searched for each name")
+	}
+	for _, v := range allocconf.EnvVars() {
+		if !mentionsConfigVar([]byte(`os.environ["` + v.Name + `"] = "expandable_segments:True"`)) {
+			t.Errorf("%s not found", v.Name)
+		}
+	}
+	for src, want := range map[string]bool{
+		"PYTORCH_ALLOC_CONFIG = 1":   true, // holds PYTORCH_ALLOC_CONF, as a substring search finds it
+		"ALLOC_CONF":                 false,
+		"PYTORCH_CUDA_ALLOC":         false,
+		"torch.cuda.empty_cache()\n": false,
+	} {
+		if got := mentionsConfigVar([]byte(src)); got != want {
+			t.Errorf("mentionsConfigVar(%q) = %v, want %v", src, got, want)
+		}
 	}
 }
