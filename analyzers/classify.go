@@ -718,13 +718,18 @@ func (a *classifier) closedFor(hf *pyparse.File, fn *pyparse.Function, lc *local
 		return false
 	}
 	// A helper's call sites are reached once per cache call and chain that leads to them:
-	// the literals each passes are read once.
+	// the answer is kept per site and call, the literals each call passes per helper.
 	ck := closedKey{lc, e.Call.Node}
-	if closed, ok := a.closed[ck]; ok {
-		return closed
+	closed, ok := a.closed[ck]
+	if !ok {
+		closed = a.gateClosed(hf, fn, lc, e)
+		a.closed[ck] = closed
 	}
-	closed := false
-	defer func() { a.closed[ck] = closed }()
+	return closed
+}
+
+// gateClosed is closedFor worked out.
+func (a *classifier) gateClosed(hf *pyparse.File, fn *pyparse.Function, lc *localContext, e *Edge) bool {
 	k := literalsKey{fn, e.Call.Node}
 	args, ok := a.literals[k]
 	if !ok {
@@ -736,7 +741,6 @@ func (a *classifier) closedFor(hf *pyparse.File, fn *pyparse.Function, lc *local
 	}
 	for _, g := range lc.Gates {
 		if gateClosedAt(hf, g, args) {
-			closed = true
 			return true
 		}
 	}

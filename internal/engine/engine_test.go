@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cachelint/cachelint/analyzers"
 	"github.com/cachelint/cachelint/internal/engine"
+	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/rules"
 )
 
@@ -43,6 +45,28 @@ func TestRunTypedFindings(t *testing.T) {
 	}
 	if res.Stats.Parsed == 0 || res.Stats.Indexed < res.Stats.Parsed || res.Stats.Rounds < 1 {
 		t.Errorf("stats %+v", res.Stats)
+	}
+}
+
+// TestCallRecordsInChunks: the call records resolved a few at a time on several goroutines
+// are those resolved 256 at a time, in the same order, none lost or repeated.
+func TestCallRecordsInChunks(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "src", "helpers")
+	run := func(chunk int) []report.CallRecord {
+		defer engine.SetRecordsPerChunk(engine.SetRecordsPerChunk(chunk))
+		res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{dir}, Root: dir,
+			Rules: allRules(), Calls: true, Jobs: 4})
+		if err != nil || len(res.Errors) > 0 {
+			t.Fatalf("%v %v", err, res.Errors)
+		}
+		return res.Calls
+	}
+	whole, chunked := run(256), run(3)
+	if len(whole) < 7 {
+		t.Fatalf("%d call records: too few to cut into several chunks of 3", len(whole))
+	}
+	if !reflect.DeepEqual(whole, chunked) {
+		t.Errorf("256 at a time:\n%v\n3 at a time:\n%v", whole, chunked)
 	}
 }
 

@@ -45,3 +45,11 @@ func TreeSpans(dir string) (map[string][][2]int64, error) {
 
 // SetRereadHook sets the function load runs as it reads a file again (nil: none).
 func SetRereadHook(f func()) { testHookReread = f }
+
+// SetRecordsPerChunk sets how many call records a goroutine resolves at a time, and returns
+// the old setting.
+func SetRecordsPerChunk(n int) int {
+	old := recordsPerChunk
+	recordsPerChunk = n
+	return old
+}

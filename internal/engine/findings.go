@@ -298,13 +298,13 @@ func (pr *project) resolveCalls(jobs int) []report.CallRecord {
 	calls := pr.facts.Calls
 	recs := make([]report.CallRecord, len(calls))
 	kept := make([]bool, len(calls))
-	const chunk = 256
+	chunk := recordsPerChunk
 	parallel.For((len(calls)+chunk-1)/chunk, jobs, func(_, k int) {
 		for i := k * chunk; i < min(len(calls), (k+1)*chunk); i++ {
 			recs[i], kept[i] = pr.resolveCall(&calls[i], modules)
 		}
 	})
-	out := make([]report.CallRecord, 0, len(calls))
+	out := recs[:0] // in place: a record moves only down
 	for i := range recs {
 		if kept[i] {
 			out = append(out, recs[i])
@@ -312,6 +312,9 @@ func (pr *project) resolveCalls(jobs int) []report.CallRecord {
 	}
 	return out
 }
+
+// recordsPerChunk is how many records resolveCalls gives a goroutine at a time.
+var recordsPerChunk = 256
 
 // resolveCall is one record as the report shows it; ok is false for one whose file is not
 // among the analysed.
