@@ -474,13 +474,17 @@ type share struct {
 	entered  bool
 }
 
+// whole reports the only share of its file.
+func (sh share) whole() bool { return sh.from == 0 && sh.entered }
+
 // shares cuts the files' calls into shares, each file's in order.
 func shares(files []*pyparse.File) []share {
 	var out []share
+	size := max(callsPerShare, 1)
 	for i, f := range files {
 		from, n := 0, len(f.Calls)
-		for ; n-from > callsPerShare; from += callsPerShare {
-			out = append(out, share{file: i, from: from, to: from + callsPerShare})
+		for ; n-from > size; from += size {
+			out = append(out, share{file: i, from: from, to: from + size})
 		}
 		out = append(out, share{file: i, from: from, to: n, entered: true})
 	}
@@ -532,13 +536,24 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 	})
 	parallel.For(len(parts), jobs, func(w, k int) {
 		sh := parts[order[k]]
+		f := files[sh.file]
+		if sh.whole() {
+			out[order[k]] = workers[w].graphOf(f, memo.files[f], extra, memo)
+			return
+		}
 		fg := &fileGraph{reads: map[int32]struct{}{}}
-		workers[w].resolveShare(fg, files[sh.file], sh, extra, memo)
+		workers[w].resolveShare(fg, f, sh, extra, memo)
 		out[order[k]] = fg
 	})
-	// A file's shares are consecutive, in the order of its calls.
+	// A file's shares are consecutive, in the order of its calls; a file of one share is done
+	// (most are: putting every file back together was a round's one goroutine's work).
 	for i := 0; i < len(parts); {
 		f := files[parts[i].file]
+		if parts[i].whole() {
+			memo.files[f] = out[i]
+			i++
+			continue
+		}
 		fg := &fileGraph{reads: map[int32]struct{}{}}
 		if last := memo.files[f]; last != nil {
 			fg.reads, fg.untrusted = last.reads, last.untrusted

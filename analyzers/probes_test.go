@@ -91,25 +91,32 @@ func graphAcrossRounds(t *testing.T, jobs int) {
 	}
 	for dir, files := range fixtureProjects(t) {
 		for _, order := range [][]string{files, reversed(files)} {
-			res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
-			proj := newProject(dir, files, res)
-			memo := newGraphMemo()
-			memo.jobs = jobs
-			var g *CallGraph
-			for _, f := range order {
-				if err := res.ParseFiles(context.Background(), []string{f}); err != nil {
-					t.Fatal(err)
-				}
-				proj.reindex()
-				g = buildGraph(proj, res, nil, memo)
-			}
-			proj.reindex()
-			once := buildGraph(proj, res, nil, newGraphMemo())
-			if got, want := orderedGraphText(g), orderedGraphText(once); got != want {
+			if got, want := roundByRound(t, dir, files, order, jobs); got != want {
 				t.Errorf("%s: built round by round\n%s\nbuilt once\n%s", dir, got, want)
 			}
 		}
 	}
+}
+
+// roundByRound parses the files one a round in order, building the graph after each with
+// one memo resolving on jobs goroutines, and returns that graph's text and the text of the
+// graph built once over them all.
+func roundByRound(t *testing.T, dir string, files, order []string, jobs int) (rounds, once string) {
+	t.Helper()
+	res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
+	proj := newProject(dir, files, res)
+	memo := newGraphMemo()
+	memo.jobs = jobs
+	var g *CallGraph
+	for _, f := range order {
+		if err := res.ParseFiles(context.Background(), []string{f}); err != nil {
+			t.Fatal(err)
+		}
+		proj.reindex()
+		g = buildGraph(proj, res, nil, memo)
+	}
+	proj.reindex()
+	return orderedGraphText(g), orderedGraphText(buildGraph(proj, res, nil, newGraphMemo()))
 }
 
 // smallShares makes every file and every class base worth a goroutine of its own (reindex)
@@ -388,5 +395,42 @@ func TestEdgesByCallee(t *testing.T) {
 	round(a, b)
 	if got, want := text(), "f1: ; f2: c.py"; got != want {
 		t.Errorf("a and b resolved again without edges: %s, want %s", got, want)
+	}
+}
+
+// TestReadsKeptAcrossRounds: a file looked at again in a round, where only some of its calls
+// read an answer that changed, still depends on what its other calls read. main.py calls a
+// helper of m1.py and one of m2.py; it is parsed first, m1.py in the next round (its first
+// call is resolved again, its second holds), m2.py in the one after: its second call must be
+// resolved again then, or the graph misses the edge to m2's helper. Run on one goroutine, and
+// on several with the file in one share and in a share per call.
+func TestReadsKeptAcrossRounds(t *testing.T) {
+	dir := t.TempDir()
+	texts := map[string]string{
+		"main.py": "from m1 import clear_one\nfrom m2 import clear_two\n\n\ndef train(loader):\n" +
+			"    for batch in loader:\n        clear_one()\n        clear_two()\n",
+		"m1.py": "import torch\n\n\ndef clear_one():\n    torch.cuda.empty_cache()\n",
+		"m2.py": "import torch\n\n\ndef clear_two():\n    torch.cuda.empty_cache()\n",
+	}
+	var files []string
+	for _, name := range []string{"main.py", "m1.py", "m2.py"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(texts[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	smallShares(t)
+	for _, run := range []struct{ jobs, share int }{{1, 1000}, {4, 1000}, {4, 1}} {
+		// 1000: main.py's calls in one share, the file's; 1: one share per call, put back
+		// together.
+		callsPerShare = run.share
+		got, want := roundByRound(t, dir, files, files, run.jobs)
+		if got != want {
+			t.Errorf("jobs=%d, shares of %d: built round by round\n%s\nbuilt once\n%s", run.jobs, run.share, got, want)
+		}
+		if !strings.Contains(want, "m2.py.clear_two: "+files[0]) {
+			t.Fatalf("the graph built once has no call of clear_two: the test tests nothing\n%s", want)
+		}
 	}
 }
