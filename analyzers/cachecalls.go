@@ -75,23 +75,47 @@ type CallGraph struct {
 	// targetsIn lists the targets in each function's own body, built on first use:
 	// needsCallers looked through every target for every helper.
 	targetsIn map[*pyparse.Function][]*Target
+	// memo is what the rounds resolved, for the next run (encodeKept); kept is how many
+	// files' part of it an earlier run's kept graph gave, keptAsked that run's import
+	// questions (driver.Kept), keptMiss why such a graph was not taken.
+	memo      *graphMemo
+	kept      int
+	keptAsked map[string]map[string]bool
+	keptMiss  string
 }
 
 func runCacheCalls(pass *driver.Pass) (any, error) {
 	ctx := pass.Context
-	res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
-	if t := pass.Settings.Trees; t != nil {
-		// A cache keeps the trees, and the signatures of the files read, parsed ones too.
-		res.Trees, res.SignParsed = t, true
-	}
-	if s := pass.Settings.Signatures; s != nil {
-		res.Know(s)
-	}
 	progress := pass.Settings.Progress
-	if progress != nil {
-		res.Counter = &progress.Parsed
-		progress.Round.Store(1)
+	sigs := pass.Settings.Signatures
+	if sigs != nil && pass.Settings.Kept != nil {
+		// Each is given once; a run that finds the kept graph does not hold starts again.
+		taken, given := map[string][]byte{}, sigs
+		sigs = func(path string) []byte {
+			sig, ok := taken[path]
+			if !ok {
+				sig = given(path)
+				taken[path] = sig
+			}
+			return sig
+		}
 	}
+	newResult := func() *pyparse.Result {
+		res := pyparse.NewResult(pass.Files, pass.ReadFile, pass.Fset, pass.Settings.Jobs)
+		if t := pass.Settings.Trees; t != nil {
+			// A cache keeps the trees, and the signatures of the files read, parsed ones too.
+			res.Trees, res.SignParsed = t, true
+		}
+		if sigs != nil {
+			res.Know(sigs)
+		}
+		if progress != nil {
+			res.Counter = &progress.Parsed
+			progress.Round.Store(1)
+		}
+		return res
+	}
+	res := newResult()
 	extra := map[string]bool{}
 	for _, e := range pass.Settings.ExtraHelpers {
 		if e = strings.TrimSpace(e); e != "" {
@@ -99,6 +123,18 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		}
 	}
 	first := Needles(pass.Settings.ExtraHelpers)
+	var keptMiss string
+	if k := pass.Settings.Kept; k != nil {
+		g, miss, err := keptRun(ctx, pass, k, res, first, extra)
+		if err != nil || miss == "" {
+			return g, err
+		}
+		// The kept graph does not hold: the rounds in full, on a Result of their own
+		// (which takes the trees just parsed, the same texts, as it parses them).
+		tried := res
+		res, keptMiss = newResult(), miss
+		res.Reuse(tried)
+	}
 	if err := res.ParseMatching(ctx, first); err != nil {
 		return nil, err
 	}
@@ -125,39 +161,12 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		region.End()
 		region = trace.StartRegion(ctx, "needles")
 		var fresh []string
-		for fn := range g.Helpers {
-			if fn.Class != nil && g.needsCallers(fn) {
-				proj.wantBases(g.FileOf[fn], fn.Class)
+		proj.graphNeedles(g, func(n string) {
+			if !searched[n] {
+				searched[n] = true
+				fresh = append(fresh, n)
 			}
-			if g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
-				// A file that calls fn imports it, so it names fn's module or one of its
-				// packages as well (`from .utils.memory import cleanup`, `import pkg.memory`):
-				// searching for both keeps a name many files use for other things (`cleanup`,
-				// `free_memory`) from pulling them all in, and drops no caller. Needles, not
-				// names, are what was searched: two helpers of one name in different modules
-				// each get theirs, whichever comes first.
-				for _, n := range proj.importNeedles(g.FileOf[fn], fn.Name) {
-					if !searched[n] {
-						searched[n] = true
-						fresh = append(fresh, n)
-					}
-				}
-			}
-		}
-		// A helper called where a parameter is typed with an abstract project class
-		// (`chatio: ChatIO` in FastChat's chat loop): what the loop does through it
-		// (`chatio.prompt_for_input()`) is in the subclasses, which import the base's
-		// module and name it.
-		for fn := range g.Helpers {
-			for _, e := range g.Callers[fn] {
-				for _, n := range proj.abstractParamNeedles(e.File, e.Call.Function) {
-					if !searched[n] {
-						searched[n] = true
-						fresh = append(fresh, n)
-					}
-				}
-			}
-		}
+		})
 		region.End()
 		wanted := make([]string, 0, len(proj.want))
 		for file := range proj.want {
@@ -192,8 +201,43 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 	}
 	g.Rounds = round
 	g.Needles = needles
+	g.memo, g.keptMiss = memo, keptMiss
 	proj.graphDone()
 	return g, nil
+}
+
+// graphNeedles hands add the needles of the files that may call g's helpers: each helper's
+// callers (import needles, pyparse.ImportedName), and the subclasses of abstract classes a
+// helper's caller types a parameter with. It asks the bases of helper methods' classes to be
+// looked up (wantBases).
+func (proj *project) graphNeedles(g *CallGraph, add func(string)) {
+	for fn := range g.Helpers {
+		if fn.Class != nil && g.needsCallers(fn) {
+			proj.wantBases(g.FileOf[fn], fn.Class)
+		}
+		if g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
+			// A file that calls fn imports it, so it names fn's module or one of its
+			// packages as well (`from .utils.memory import cleanup`, `import pkg.memory`):
+			// searching for both keeps a name many files use for other things (`cleanup`,
+			// `free_memory`) from pulling them all in, and drops no caller. Needles, not
+			// names, are what was searched: two helpers of one name in different modules
+			// each get theirs, whichever comes first.
+			for _, n := range proj.importNeedles(g.FileOf[fn], fn.Name) {
+				add(n)
+			}
+		}
+	}
+	// A helper called where a parameter is typed with an abstract project class
+	// (`chatio: ChatIO` in FastChat's chat loop): what the loop does through it
+	// (`chatio.prompt_for_input()`) is in the subclasses, which import the base's
+	// module and name it.
+	for fn := range g.Helpers {
+		for _, e := range g.Callers[fn] {
+			for _, n := range proj.abstractParamNeedles(e.File, e.Call.Function) {
+				add(n)
+			}
+		}
+	}
 }
 
 // graphMemo keeps what buildGraph found for each call across prefilter rounds, and what

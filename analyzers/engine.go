@@ -28,7 +28,25 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
 		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles,
-		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed}
+		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed, Kept: g.kept, KeptMiss: g.keptMiss}
+	for path, asked := range g.keptAsked {
+		// Asked by the calls of files whose graph was kept, of files still unparsed.
+		if out.ImportsAsked == nil {
+			out.ImportsAsked = map[string]map[string]bool{}
+		}
+		if out.ImportsAsked[path] == nil {
+			out.ImportsAsked[path] = map[string]bool{}
+		}
+		for name, yes := range asked {
+			if _, ok := out.ImportsAsked[path][name]; !ok {
+				out.ImportsAsked[path][name] = yes
+			}
+		}
+	}
+	if parsed.Trees != nil && g.memo != nil {
+		// A cache keeps the trees: it keeps the graph too.
+		out.Graph = encodeKept(g)
+	}
 	for _, f := range parsed.Files {
 		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
 		for _, e := range f.Errors {

@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +53,7 @@ type Result struct {
 	fsetLock sync.Mutex
 	askLock  sync.Mutex
 	asked    map[string]map[string]bool // MayImport's questions: path -> name -> answer
+	reuse    map[string]*File           // files another Result parsed (Reuse)
 }
 
 // ErrInternal marks a panic caught while parsing one file: a bug in cachelint, not in the file.
@@ -256,6 +258,17 @@ func (r *Result) parseScanned(ctx context.Context, p *Parser, o *scanned) {
 	if testHookParsing != nil {
 		testHookParsing(o.path)
 	}
+	if f := r.reuse[o.path]; f != nil && bytes.Equal(f.Src, o.src) {
+		// Positioned in the same FileSet already.
+		if f.fromTree {
+			r.Reused.Add(1)
+		}
+		if r.Counter != nil {
+			r.Counter.Add(1)
+		}
+		o.file = f
+		return
+	}
 	f, err := r.parseOrReuse(ctx, p, o.path, o.src)
 	if err != nil {
 		o.fail = &Failure{Path: o.path, Err: err}
@@ -283,6 +296,7 @@ func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src [
 	if data := r.Trees.Get(key); data != nil {
 		if f, err := decodeTree(path, src, data, p.sc); err == nil {
 			r.Reused.Add(1)
+			f.fromTree = true
 			return f, nil
 		}
 	}
@@ -292,6 +306,12 @@ func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src [
 	}
 	return f, err
 }
+
+// Reuse hands r the files from parsed, which must have parsed with r's FileSet: a file r
+// comes to parse whose text is the one parsed parsed is taken as it is, not parsed or
+// decoded again (an analysis that parsed a set of files to try something, and starts again
+// on a Result of its own).
+func (r *Result) Reuse(parsed *Result) { r.reuse = parsed.ByPath }
 
 // Mentions estimates how many not-yet-parsed files mention name (from the identifier
 // signatures kept since their first read; an over-estimate, never an under-estimate).

@@ -326,3 +326,30 @@ func TestKnownSignatures(t *testing.T) {
 		t.Errorf("%d files not read with their signatures known, Unread says %d; want the same, above 0", unread, second.r.Unread())
 	}
 }
+
+// TestReuse: a Result that reuses another's files takes a file of the same text as it was
+// parsed there, and parses a file whose text is not that one.
+func TestReuse(t *testing.T) {
+	src := map[string]string{
+		"a.py": "import torch\ntorch.cuda.empty_cache()\n",
+		"b.py": "import torch\n\n\ndef f():\n    torch.cuda.empty_cache()\n",
+	}
+	read := func(p string) ([]byte, error) { return []byte(src[p]), nil }
+	fset := token.NewFileSet()
+	tried := NewResult([]string{"a.py", "b.py"}, read, fset, 1)
+	if err := tried.ParseFiles(context.Background(), []string{"a.py", "b.py"}); err != nil {
+		t.Fatal(err)
+	}
+	src["b.py"] += "\n\ndef g():\n    pass\n"
+	r := NewResult([]string{"a.py", "b.py"}, read, fset, 1)
+	r.Reuse(tried)
+	if err := r.ParseMatching(context.Background(), []string{"empty_cache"}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Parsed != 2 || r.ByPath["a.py"] != tried.ByPath["a.py"] {
+		t.Errorf("a.py, the same text: parsed anew (%d parsed)", r.Parsed)
+	}
+	if b := r.ByPath["b.py"]; b == nil || b == tried.ByPath["b.py"] || len(b.Functions) != 2 {
+		t.Error("b.py, another text: not parsed anew")
+	}
+}

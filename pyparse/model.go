@@ -47,6 +47,8 @@ type File struct {
 	callOrder   []int32
 	funcByNode  map[*Node]*Function
 	classByNode map[*Node]*Class
+	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
+	fromTree bool
 }
 
 // Import is one name an import statement binds.

@@ -209,6 +209,12 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 			if st.Unread > 0 {
 				unread = fmt.Sprintf(", %d unchanged file(s) not read (the names kept of them in the cache include none searched for)", st.Unread)
 			}
+			if st.Kept > 0 {
+				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run", st.Kept)
+			}
+			if st.KeptMiss != "" {
+				unread += fmt.Sprintf(", every call resolved again (the last run's graph did not hold: %s)", st.KeptMiss)
+			}
 			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, %d parsed%s in %d prefilter round(s)%s, %s\n",
 				st.Reported, st.Indexed, st.Parsed, reused, st.Rounds, unread, st.Elapsed.Round(time.Millisecond))
 		}

@@ -50,6 +50,23 @@ type Settings struct {
 	// Signatures, when set, gives the signature an earlier run kept of a file it read, when
 	// the file has not changed since (pyparse.Result.Know); nil for none.
 	Signatures func(path string) []byte
+	// Kept, when set, is what an earlier run's analysis kept for a run after an edit that
+	// changed parsed files only (nil: none, or the run is no such run).
+	Kept *Kept
+}
+
+// Kept is what an earlier run left for the next when the files it parsed are all there and
+// only some of their texts changed: the analyzers may take what it found of the files that
+// did not change when they can tell it still holds, and run in full otherwise.
+type Kept struct {
+	// Graph is what the analysis kept of each file it parsed (its own encoding).
+	Graph []byte
+	// Parsed are the files the run parsed, Changed those of them whose text changed since.
+	Parsed, Changed []string
+	// Needles, Rounds and ImportsAsked are the run's (engine.Facts).
+	Needles      []string
+	Rounds       int
+	ImportsAsked map[string]map[string]bool
 }
 
 // Progress is how far a run has got, read while it runs: files parsed so far and the

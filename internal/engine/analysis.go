@@ -54,6 +54,13 @@ type Facts struct {
 	// function: `from .memory import *`): path -> name -> the answer. Their import
 	// statements mattered to the run, not only the needles they do not mention.
 	ImportsAsked map[string]map[string]bool
+	// Graph is what the analysis keeps of each parsed file for a run after an edit
+	// (driver.Kept.Graph), nil for nothing; Kept is how many files' part of it this run took
+	// from such a run's (driver.Settings.Kept) instead of finding it again, KeptMiss why it
+	// took none of what it was given ("" when it was given nothing).
+	Graph    []byte
+	Kept     int
+	KeptMiss string
 }
 
 // File is one parsed file.

@@ -80,6 +80,9 @@ type cacheEntry struct {
 	// Calls is the number of call records after the head: an entry cut between two of
 	// their messages is told from a whole one.
 	Calls int
+	// Graph is the SHA-256 of the graph store written with the entry (graph.go), nil when
+	// none was: a store of another run is not read.
+	Graph []byte
 }
 
 // fileStamp is what a later run compares a file against.
@@ -109,6 +112,9 @@ type resultCache struct {
 	// reread is how many files load read again and found changed (or touched) in nothing
 	// the entry's analysis read of them.
 	reread int
+	// edited, when load found that only parsed files changed, is the entry and those
+	// files, for a run that takes what the entry's analysis kept (keptGraph).
+	edited *editedEntry
 }
 
 // openCache names the entry of this run and starts reading it (readEntryAsync); stat takes
@@ -300,6 +306,7 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 	match := rc.pr.an.Matcher(e.A.Needles)
 	var stale sync.Map // path index -> refreshed stamp
 	var missed atomic.Bool
+	var changed sync.Map // path index of a parsed file whose text changed
 	rc.each(func(i int) {
 		if missed.Load() || rc.ctx.Err() != nil {
 			return
@@ -323,7 +330,7 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		}
 		if old.Parsed {
 			if sha256.Sum256(src) != old.Hash {
-				missed.Store(true)
+				changed.Store(i, true)
 				return
 			}
 			now.Parsed, now.Hash = true, old.Hash
@@ -334,6 +341,11 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		stale.Store(i, now)
 	})
 	if missed.Load() || rc.ctx.Err() != nil {
+		return nil
+	}
+	if edited := editedFiles(&changed, rc.paths, stamps); edited != nil {
+		edited.a, edited.graph = e.A, e.Graph
+		rc.edited = edited
 		return nil
 	}
 	// Files touched but unchanged: record their new times, so that the next run need not
@@ -523,6 +535,10 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 		stamps[i] = rc.settle(s)
 	})
 	e := &cacheEntry{Key: rc.key, Paths: rc.pathsHash(), Stamps: appendStamps(nil, stamps), A: a}
+	if facts.Graph != nil {
+		// A store not written only makes the next run after an edit run in full.
+		e.Graph = rc.saveGraph(facts.Graph)
+	}
 	if err := rc.write(e, nil); err != nil {
 		return err
 	}

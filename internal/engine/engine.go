@@ -109,8 +109,13 @@ type Stats struct {
 	Reused int
 	// Unread is how many files were not read at all: unchanged since the run that kept
 	// their signatures in the cache, which showed they mention no needle.
-	Unread  int
-	Elapsed time.Duration
+	Unread int
+	// Kept is how many parsed files' part of the call graph came from the run before an
+	// edit (driver.Kept): only the others' calls were resolved. KeptMiss says why such a
+	// run's graph, when there was one, was not taken.
+	Kept     int
+	KeptMiss string
+	Elapsed  time.Duration
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	// Reread is how many files such a run read again because their size or time changed,
 	// and found changed in nothing the analysis read of them (or not at all).
@@ -308,6 +313,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			region := trace.StartRegion(ctx, "kept signatures")
 			sigs := cache.signatures()
 			region.End()
+			settings.Kept = cache.keptGraph()
 			if len(sigs) > 0 {
 				// Each is asked for once; once taken, the store's bytes can go.
 				settings.Signatures = func(path string) []byte {
@@ -332,7 +338,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		pr.a = pr.analyse(opts.Jobs)
 		region.End()
-		out.Stats.Reused, out.Stats.Unread = pr.facts.Reused, pr.facts.Unread
+		out.Stats.Reused, out.Stats.Unread, out.Stats.Kept, out.Stats.KeptMiss = pr.facts.Reused, pr.facts.Unread, pr.facts.Kept, pr.facts.KeptMiss
 		if cache != nil {
 			region := trace.StartRegion(ctx, "cache write")
 			if err := cache.save(pr.a, pr.facts); err != nil {

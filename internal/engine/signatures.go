@@ -191,11 +191,17 @@ func (rc *resultCache) saveSignatures(sigs Signatures, parsed map[string]*File) 
 	if err != nil {
 		return err
 	}
-	others, _ := filepath.Glob(filepath.Join(rc.dir, "*"+sigSuffix))
+	removeStale(rc.dir, sigSuffix, rc.sigFile())
+	return nil
+}
+
+// removeStale removes the stores (files ending in suffix) of other entries than keep's left
+// untouched for treeStaleAfter.
+func removeStale(dir, suffix, keep string) {
+	others, _ := filepath.Glob(filepath.Join(dir, "*"+suffix))
 	for _, o := range others {
-		if fi, err := os.Stat(o); err == nil && o != rc.sigFile() && time.Since(fi.ModTime()) > treeStaleAfter {
+		if fi, err := os.Stat(o); err == nil && o != keep && time.Since(fi.ModTime()) > treeStaleAfter {
 			_ = os.Remove(o)
 		}
 	}
-	return nil
 }

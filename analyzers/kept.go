@@ -1,0 +1,593 @@
+package analyzers
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"maps"
+	"runtime/trace"
+	"slices"
+	"strings"
+
+	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/parallel"
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// A run after an edit (a commit, a save) usually changes the bodies of a few functions of
+// files the last run parsed. Everything else a resolved call read is as it was, so what each
+// unchanged file's calls contributed to the call graph (its targets and edges) still holds,
+// when two things hold as well:
+//
+//   - what other files can read of a changed file is unchanged: its interface, the file
+//     without comments and without the statements of function bodies that are calls,
+//     strings (docstrings) or `pass` (interfaceOf). A resolver looking into another file
+//     reads its definitions, imports, classes and bases, assignments, returns and loops,
+//     never such a statement of a function body (it binds no name; a lambda or a walrus in
+//     one keeps the statement in the interface);
+//   - the run parses the same files: with the graph built, its helpers (by file and
+//     function), the needles they give and the allocator settings' needles are the last
+//     run's, no module is wanted that was not parsed, and each changed file still mentions
+//     a needle. The prefilter's rounds are then what they were (each parses the files that
+//     mention the needles of the helpers found so far, and a helper's needles come from its
+//     callees, which mention their own), so the last run's files are parsed at once and the
+//     rounds are not run again.
+//
+// Then only the changed files' calls are resolved; any check that fails runs the analysis
+// in full, as a run without kept results does. The classification runs in full either way.
+
+// keptFormat starts an encoded kept graph; it changes whenever the layout does.
+const keptFormat = "cachelint-graph-1\n"
+
+// interfaceOf reads f's interface: its digest, the SHA-256 of what other files' resolution
+// can read of f (its tree's kinds and leaf texts in order, without comments and without the
+// call, string and pass statements of function bodies, see above; positions left out), and
+// the print of each of its calls (f.Calls' order): the call's text, the function it is in
+// and its anchor, the number of the interface's nodes before it. A call of a changed file
+// whose interface is unchanged that has the print of a kept call is in the same context:
+// the same function, the same bindings before it (such a statement binds nothing).
+func interfaceOf(f *pyparse.File) (digest [32]byte, prints []uint64) {
+	h := sha256.New()
+	var buf []byte
+	anchor := 0
+	prints = make([]uint64, len(f.Calls))
+	index := make(map[*pyparse.Call]int, len(f.Calls))
+	for i, c := range f.Calls {
+		index[c] = i
+	}
+	funcs := make(map[*pyparse.Function]int, len(f.Functions))
+	for i, fn := range f.Functions {
+		funcs[fn] = i + 1
+	}
+	var walk func(n *pyparse.Node, inFunc, skipped bool)
+	walk = func(n *pyparse.Node, inFunc, skipped bool) {
+		kind := n.Kind()
+		if kind == "comment" {
+			return
+		}
+		skipped = skipped || inFunc && bareStatement(n)
+		if kind == "call" {
+			if c := f.CallOf(n); c != nil {
+				p := fnv.New64a()
+				var b [2 * binary.MaxVarintLen64]byte
+				k := binary.PutUvarint(b[:], uint64(anchor))
+				k += binary.PutUvarint(b[k:], uint64(funcs[c.Function]))
+				p.Write(b[:k])
+				p.Write(f.Src[n.Start:n.End])
+				prints[index[c]] = p.Sum64()
+			}
+		}
+		if !skipped {
+			anchor++
+			// A node is its kind, then its text (a leaf) or its children, between 1 and 2.
+			buf = append(buf, kind...)
+			if n.ChildCount() == 0 {
+				buf = append(buf, 0)
+				buf = append(buf, n.Text(f.Src)...)
+			}
+			buf = append(buf, 1)
+			if len(buf) > 32<<10 {
+				h.Write(buf)
+				buf = buf[:0]
+			}
+		}
+		inFunc = inFunc || kind == "function_definition"
+		for c := range n.Children() {
+			walk(c, inFunc, skipped)
+		}
+		if !skipped {
+			buf = append(buf, 2)
+		}
+	}
+	if f.Root != nil {
+		walk(f.Root, false, false)
+	}
+	h.Write(buf)
+	h.Sum(digest[:0])
+	return digest, prints
+}
+
+// bareStatement reports a statement that is a call (awaited or not), a string or `pass`,
+// binding nothing: no lambda, assignment expression or yield inside it.
+func bareStatement(n *pyparse.Node) bool {
+	if n.Kind() == "pass_statement" {
+		return true
+	}
+	if n.Kind() != "expression_statement" || n.ChildCount() != 1 {
+		return false
+	}
+	e := n.Child(0)
+	if e.Kind() == "await" && e.ChildCount() > 0 {
+		e = e.Child(e.ChildCount() - 1)
+	}
+	if e.Kind() != "call" && e.Kind() != "string" && e.Kind() != "concatenated_string" {
+		return false
+	}
+	binds := e.Find(func(m *pyparse.Node) bool {
+		switch m.Kind() {
+		case "lambda", "named_expression", "yield":
+			return true
+		}
+		return false
+	})
+	return binds == nil
+}
+
+// keptFile is one parsed file as a kept graph holds it: its interface digest, the
+// fingerprint of each of its calls (interfaceOf), and what each of its calls and with items
+// contributed once the last round was done (the slots with a part; the others contributed
+// nothing).
+type keptFile struct {
+	digest             [32]byte
+	calls, entered     int
+	prints             []uint64
+	callParts, enParts []keptPart
+}
+
+// keptPart is what one call contributed, by slot: targets by spelling, edges by callee.
+type keptPart struct {
+	slot    int
+	targets [][2]string // spelling, library
+	edges   []keptEdge
+}
+
+type keptEdge struct {
+	file, fn int
+	dispatch bool
+}
+
+// keptGraph is a decoded kept graph.
+type keptGraph struct {
+	paths   []string
+	files   map[string]*keptFile
+	helpers map[helperID]bool
+}
+
+// helperID names a function across runs: its file and its index among the file's functions.
+type helperID struct {
+	path string
+	fn   int
+}
+
+// encodeKept encodes what the graph's files contributed and its helpers, for the next run.
+// Files whose calls were not all resolved (a run cut short) are left out.
+func encodeKept(g *CallGraph) []byte {
+	memo, files := g.memo, g.Project.res.Files
+	index := make(map[string]int, len(files))
+	for i, f := range files {
+		index[f.Path] = i
+	}
+	// Each file on its own goroutine: the digest walks its whole tree.
+	parts := make([][]byte, len(files))
+	parallel.For(len(files), g.Project.jobs, func(_, i int) {
+		f := files[i]
+		calls, entered := memo.calls[f], memo.entered[f]
+		b := appendString(nil, f.Path)
+		if len(calls) != len(f.Calls) || len(entered) != len(f.Entered) || !allDone(calls) || !allDone(entered) {
+			parts[i] = append(b, 0)
+			return
+		}
+		b = append(b, 1)
+		d, prints := interfaceOf(f)
+		b = append(b, d[:]...)
+		b = binary.AppendUvarint(b, uint64(len(calls)))
+		b = binary.AppendUvarint(b, uint64(len(entered)))
+		for _, fp := range prints {
+			b = binary.LittleEndian.AppendUint64(b, fp)
+		}
+		fnIndex := funcIndexes{}
+		for _, slots := range [2][]resolvedCall{calls, entered} {
+			for j := range slots {
+				p := slots[j].part
+				if p == nil {
+					continue
+				}
+				b = binary.AppendUvarint(b, uint64(j)+1)
+				b = binary.AppendUvarint(b, uint64(len(p.targets)))
+				for _, t := range p.targets {
+					b = appendString(appendString(b, t.Spelling), t.Library)
+				}
+				b = binary.AppendUvarint(b, uint64(len(p.edges)))
+				for _, e := range p.edges {
+					b = binary.AppendUvarint(b, uint64(index[e.CalleeFile.Path]))
+					b = binary.AppendUvarint(b, uint64(fnIndex.of(e.CalleeFile, e.Callee)))
+					b = append(b, boolByte(e.Dispatch))
+				}
+			}
+			b = binary.AppendUvarint(b, 0) // the end of the calls', then the with items' slots
+		}
+		parts[i] = b
+	})
+	out := []byte(keptFormat)
+	out = binary.AppendUvarint(out, uint64(len(files)))
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	var helpers []helperID
+	fnIndex := funcIndexes{}
+	for fn := range g.Helpers {
+		helpers = append(helpers, fnIndex.id(g.FileOf[fn], fn))
+	}
+	slices.SortFunc(helpers, func(a, b helperID) int {
+		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.fn, b.fn))
+	})
+	out = binary.AppendUvarint(out, uint64(len(helpers)))
+	for _, h := range helpers {
+		out = binary.AppendUvarint(out, uint64(index[h.path]))
+		out = binary.AppendUvarint(out, uint64(h.fn))
+	}
+	return out
+}
+
+func allDone(slots []resolvedCall) bool {
+	for i := range slots {
+		if !slots[i].done {
+			return false
+		}
+	}
+	return true
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// funcIndexes number the functions of files, a file's on first use.
+type funcIndexes map[*pyparse.File]map[*pyparse.Function]int
+
+// of is fn's index in f.Functions.
+func (x funcIndexes) of(f *pyparse.File, fn *pyparse.Function) int {
+	m := x[f]
+	if m == nil {
+		m = make(map[*pyparse.Function]int, len(f.Functions))
+		for i, fn := range f.Functions {
+			m[fn] = i
+		}
+		x[f] = m
+	}
+	return m[fn]
+}
+
+// id names fn, a function of f, across runs.
+func (x funcIndexes) id(f *pyparse.File, fn *pyparse.Function) helperID {
+	return helperID{f.Path, x.of(f, fn)}
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errKept = errors.New("not a kept graph of this format")
+
+// decodeKept decodes a kept graph (the engine checks it is the one its entry names).
+// Anything but a whole graph of this format is an error.
+func decodeKept(data []byte) (*keptGraph, error) {
+	if len(data) < len(keptFormat) || string(data[:len(keptFormat)]) != keptFormat {
+		return nil, errKept
+	}
+	d := &decoder{b: data[len(keptFormat):]}
+	n := d.uint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		return nil, errKept
+	}
+	kg := &keptGraph{paths: make([]string, n), files: make(map[string]*keptFile, n), helpers: map[helperID]bool{}}
+	for i := range kg.paths {
+		kg.paths[i] = d.string()
+		if d.byte() == 0 {
+			continue
+		}
+		kf := &keptFile{}
+		copy(kf.digest[:], d.bytes(32))
+		nc, ne := d.uint(), d.uint()
+		if d.err != nil || nc > uint64(len(d.b))/8 || ne > uint64(len(d.b)) {
+			return nil, errKept
+		}
+		kf.calls, kf.entered = int(nc), int(ne)
+		prints := d.bytes(8 * nc)
+		kf.prints = make([]uint64, nc)
+		for j := range kf.prints {
+			kf.prints[j] = binary.LittleEndian.Uint64(prints[8*j:])
+		}
+		for which, limit := range [2]int{kf.calls, kf.entered} {
+			for {
+				j := d.uint()
+				if j == 0 || d.err != nil {
+					break
+				}
+				if j > uint64(limit) {
+					return nil, errKept
+				}
+				kp := keptPart{slot: int(j - 1)}
+				for range d.uint() {
+					if d.err != nil {
+						return nil, errKept
+					}
+					kp.targets = append(kp.targets, [2]string{d.string(), d.string()})
+				}
+				for range d.uint() {
+					if d.err != nil {
+						return nil, errKept
+					}
+					file, fn := d.uint(), d.uint()
+					if file >= n {
+						return nil, errKept
+					}
+					kp.edges = append(kp.edges, keptEdge{int(file), int(fn), d.byte() == 1})
+				}
+				if which == 0 {
+					kf.callParts = append(kf.callParts, kp)
+				} else {
+					kf.enParts = append(kf.enParts, kp)
+				}
+			}
+		}
+		kg.files[kg.paths[i]] = kf
+	}
+	for range d.uint() {
+		file, fn := d.uint(), d.uint()
+		if d.err != nil || file >= n {
+			return nil, errKept
+		}
+		kg.helpers[helperID{kg.paths[file], int(fn)}] = true
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errKept
+	}
+	return kg, nil
+}
+
+// slots are the kept parts of f's calls as its memo slots (callMemo), the part of the kept
+// file's call slot i given to f's call at(i) (-1: none); ok is false when an edge names a
+// function the run's files do not have.
+func (kg *keptGraph) slots(f *pyparse.File, kf *keptFile, res *pyparse.Result, at func(slot int) int) (calls, entered []resolvedCall, ok bool) {
+	calls, entered = make([]resolvedCall, len(f.Calls)), make([]resolvedCall, len(f.Entered))
+	for which, slots := range [2][]resolvedCall{calls, entered} {
+		list := [2][]*pyparse.Call{f.Calls, f.Entered}[which]
+		for i := range slots {
+			slots[i].done = true
+		}
+		for _, kp := range [2][]keptPart{kf.callParts, kf.enParts}[which] {
+			i := kp.slot
+			if which == 0 {
+				i = at(i)
+			}
+			if i < 0 {
+				continue
+			}
+			if i >= len(list) {
+				return nil, nil, false
+			}
+			c, p := list[i], &callPart{}
+			for _, t := range kp.targets {
+				p.targets = append(p.targets, &Target{File: f, Call: c, Spelling: t[0], Library: t[1]})
+			}
+			for _, e := range kp.edges {
+				callee := res.ByPath[kg.paths[e.file]]
+				if callee == nil || e.fn >= len(callee.Functions) {
+					return nil, nil, false
+				}
+				p.edges = append(p.edges, &Edge{File: f, Call: c, Callee: callee.Functions[e.fn], CalleeFile: callee, Dispatch: e.dispatch})
+			}
+			slots[i].part = p
+		}
+	}
+	return calls, entered, true
+}
+
+// alignCalls maps each kept call (by its fingerprint in old) to the call of the same
+// fingerprint in now, in order: the calls before and after the edit line up one to one, and
+// in between each kept call takes the next unmatched call of its print, if any (-1: none).
+func alignCalls(old, now []uint64) []int {
+	at := make([]int, len(old))
+	for i := range at {
+		at[i] = -1
+	}
+	pre := 0
+	for pre < len(old) && pre < len(now) && old[pre] == now[pre] {
+		at[pre] = pre
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(now)-pre && old[len(old)-1-suf] == now[len(now)-1-suf] {
+		at[len(old)-1-suf] = len(now) - 1 - suf
+		suf++
+	}
+	byPrint := map[uint64][]int{}
+	for j := pre; j < len(now)-suf; j++ {
+		byPrint[now[j]] = append(byPrint[now[j]], j)
+	}
+	last := pre - 1
+	for i := pre; i < len(old)-suf; i++ {
+		js := byPrint[old[i]]
+		k, _ := slices.BinarySearch(js, last+1)
+		if k < len(js) {
+			at[i], last = js[k], js[k]
+		}
+	}
+	return at
+}
+
+// decoder reads a kept graph; the first error sticks, and every read after it gives zeros.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errKept
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(n uint64) []byte {
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errKept
+		return make([]byte, n&0xffff)
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (d *decoder) byte() byte {
+	if b := d.bytes(1); len(b) == 1 {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *decoder) string() string { return string(d.bytes(d.uint())) }
+
+// keptRun builds the call graph from an earlier run's kept graph (see the top of this
+// file): the last run's files parsed at once, the unchanged files' calls taken as they
+// were. miss says why not, when something shows that the run would parse other files or
+// that the kept graph does not apply: the caller then runs the rounds in full, on a fresh
+// parse.
+func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pyparse.Result, first []string, extra map[string]bool) (g *CallGraph, miss string, err error) {
+	defer trace.StartRegion(ctx, "kept graph").End()
+	if err := res.ParseFiles(ctx, k.Parsed); err != nil {
+		return nil, "", err
+	}
+	if res.Parsed != len(k.Parsed) || len(res.Failures) > 0 {
+		return nil, "a file it parsed does not parse now", nil
+	}
+	kg, err := decodeKept(k.Graph)
+	if err != nil {
+		return nil, "its store does not decode", nil
+	}
+	changed := make(map[string]bool, len(k.Changed))
+	for _, path := range k.Changed {
+		changed[path] = true
+	}
+	proj := newProject(pass.Settings.Root, pass.Files, res)
+	proj.jobs = pass.Settings.Jobs
+	memo := newGraphMemo()
+	memo.jobs = pass.Settings.Jobs
+	mentions := pyparse.Matcher(k.Needles)
+	kept := 0
+	for _, f := range res.Files {
+		kf := kg.files[f.Path]
+		if kf == nil || kf.entered != len(f.Entered) {
+			return nil, f.Path + " is not in its graph store as it is now", nil
+		}
+		at := func(i int) int { return i }
+		var mapped []bool
+		if changed[f.Path] {
+			digest, prints := interfaceOf(f)
+			if digest != kf.digest {
+				return nil, f.Path + " changed in more than the call, string and pass statements of function bodies", nil
+			}
+			if !mentions(f.Src, nil) {
+				return nil, f.Path + " mentions none of the names searched for now", nil
+			}
+			// The calls that line up with the kept ones are theirs; the others are found.
+			align := alignCalls(kf.prints, prints)
+			at = func(i int) int { return align[i] }
+			mapped = make([]bool, len(f.Calls))
+			for _, j := range align {
+				if j >= 0 {
+					mapped[j] = true
+				}
+			}
+		} else if kf.calls != len(f.Calls) {
+			return nil, f.Path + " is not in its graph store as it is now", nil
+		}
+		calls, entered, ok := kg.slots(f, kf, res, at)
+		if !ok {
+			return nil, f.Path + " calls a function its graph store does not name", nil
+		}
+		for i := range mapped {
+			if !mapped[i] {
+				calls[i] = resolvedCall{}
+			}
+		}
+		memo.calls[f], memo.entered[f] = calls, entered
+		if !changed[f.Path] {
+			kept++
+		}
+	}
+	proj.reindex()
+	g = buildGraph(proj, res, extra, memo)
+	// The same files parsed: the same needles, and nothing more wanted.
+	needles := map[string]bool{}
+	for _, n := range first {
+		needles[n] = true
+	}
+	proj.graphNeedles(g, func(n string) { needles[n] = true })
+	fraction := fractionNeedles(g)
+	for _, n := range fraction {
+		needles[n] = true
+	}
+	last := map[string]bool{}
+	for _, n := range k.Needles {
+		last[n] = true
+	}
+	if !sameHelpers(g, kg.helpers) {
+		return nil, "the functions that empty the cache changed", nil
+	}
+	if !maps.Equal(needles, last) {
+		return nil, "the names searched for changed", nil
+	}
+	// A module wanted, or a file setting a memory fraction, that the last run did not parse
+	// (a module out of scope is wanted in vain, as the rounds found).
+	wanted := slices.Collect(maps.Keys(proj.want))
+	before := res.Parsed
+	if err := res.ParseMatchingAnd(ctx, fraction, wanted); err != nil {
+		return nil, "", err
+	}
+	if res.Parsed != before {
+		return nil, "a file it did not parse is wanted now", nil
+	}
+	g.Rounds, g.Needles = k.Rounds, k.Needles
+	g.memo, g.kept, g.keptAsked = memo, kept, k.ImportsAsked
+	proj.graphDone()
+	return g, "", nil
+}
+
+// sameHelpers reports whether g's helpers are the kept ones.
+func sameHelpers(g *CallGraph, kept map[helperID]bool) bool {
+	if len(g.Helpers) != len(kept) {
+		return false
+	}
+	fnIndex := funcIndexes{}
+	for fn := range g.Helpers {
+		if !kept[fnIndex.id(g.FileOf[fn], fn)] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,213 @@
+package engine_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGraphKept: after an edit of files the last run parsed, the analysis takes the call
+// graph of the unchanged files from the graph store when the edit leaves what other files
+// read of the changed ones as it was, and runs in full otherwise; either way it finds what a
+// run without the cache finds.
+func TestGraphKept(t *testing.T) {
+	dir := cacheProject(t)
+	write(t, dir, "eval.py", "from pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n    free_gpu()\n")
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	runCached(t, cacheDir, []string{dir}, dir)
+	if stores, _ := filepath.Glob(filepath.Join(cacheDir, "*.graph")); len(stores) != 1 {
+		t.Fatalf("graph stores %v, want one", stores)
+	}
+	ago := 30 * time.Minute
+	edit := func(name, text string) {
+		t.Helper()
+		write(t, dir, name, text)
+		ago -= time.Minute // each edit a stamp of its own, old enough to trust
+		at := time.Now().Add(-ago)
+		if err := os.Chtimes(filepath.Join(dir, name), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	memory := "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n"
+	steps := []struct {
+		what   string
+		change func()
+		kept   bool
+	}{
+		{"a call added to a loop body", func() {
+			edit("train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
+		}, true},
+		{"a docstring and a comment", func() {
+			edit("pkg/memory.py", strings.Replace(memory, "def free_gpu():\n", "def free_gpu():\n    \"\"\"Frees the cache.\"\"\"\n    # every step\n", 1))
+		}, true},
+		{"two files, calls moved within the loop and after it", func() {
+			edit("train.py", strings.Replace(strings.Replace(trainText, "        free_gpu()\n", "", 1), "        opt.step()\n", "        free_gpu()\n        opt.step()\n", 1))
+			edit("eval.py", "from pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n    print(model)\n    free_gpu()\n")
+		}, true},
+		{"a call moved into the loop: the helper's callers are not looked for any more", func() {
+			edit("eval.py", "from pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        free_gpu()\n    print(model)\n")
+		}, false},
+		{"an assignment in a function body", func() {
+			edit("pkg/memory.py", strings.Replace(memory, "def free_gpu():\n", "def free_gpu():\n    n = 1\n", 1))
+		}, false},
+		{"a function added", func() {
+			edit("train.py", trainText+"\n\ndef more():\n    pass\n")
+		}, false},
+		{"the only call of a helper dropped: another helper set", func() {
+			edit("train.py", strings.Replace(trainText, "        free_gpu()\n", "", 1)+"\n\ndef more():\n    pass\n")
+			edit("eval.py", "from pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n")
+		}, false},
+		{"a cache call added where none was: another helper set", func() {
+			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n")
+		}, false},
+		{"a function another file calls through changes what it returns", func() {
+			edit("pkg/memory.py", memory+"\n\ndef noop():\n    pass\n\n\ndef cleaner():\n    return free_gpu\n")
+			edit("train.py", "from pkg.memory import cleaner, free_gpu\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        cleaner()()\n    free_gpu()\n")
+		}, false},
+		{"(what it returns)", func() {
+			edit("pkg/memory.py", memory+"\n\ndef noop():\n    pass\n\n\ndef cleaner():\n    return noop\n")
+		}, false},
+		{"a call added once more", func() {
+			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n        free_gpu()\n")
+		}, true},
+	}
+	for _, s := range steps {
+		s.change()
+		res, got := runCached(t, cacheDir, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		if got != want {
+			t.Fatalf("%s: the run differs from one without the cache: %s", s.what, firstDiff(got, want))
+		}
+		if kept := res.Stats.Kept > 0; kept != s.kept || res.Stats.Cached {
+			t.Errorf("%s: %d files' graph kept, cached %v; want kept %v", s.what, res.Stats.Kept, res.Stats.Cached, s.kept)
+		}
+	}
+	// A store garbled on disk, or one of another run, is not read.
+	stores, _ := filepath.Glob(filepath.Join(cacheDir, "*.graph"))
+	for i, garble := range []func([]byte) []byte{
+		func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+		func(b []byte) []byte { return b[:len(b)-1] },
+	} {
+		data, err := os.ReadFile(stores[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(stores[0], garble(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n"+strings.Repeat("        print(batch)\n", i+1))
+		res, got := runCached(t, cacheDir, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		if got != want || res.Stats.Kept != 0 {
+			t.Errorf("store garbled (%d): same result %v, %d files' graph kept, want none", i, got == want, res.Stats.Kept)
+		}
+	}
+}
+
+// TestGraphKeptCorpus: over the fixture corpus, a call added after each direct cache call
+// that stands on a line of its own in a function (one file at a time) leaves the run with
+// the cache showing what a run without it shows.
+func TestGraphKeptCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of the corpus per call site")
+	}
+	dir := filepath.Join(t.TempDir(), "src")
+	copyTree(t, filepath.Join("..", "..", "testdata", "src"), dir)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	runCached(t, cacheDir, []string{dir}, dir)
+	line := regexp.MustCompile(`(?m)^( +)torch\.cuda\.empty_cache\(\)\n`)
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".py") {
+			if data, err := os.ReadFile(p); err == nil && line.Match(data) {
+				files = append(files, p)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	kept := 0
+	for i, p := range files {
+		if i%4 != 0 { // a quarter of them: two runs of the corpus each
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := line.FindSubmatchIndex(data)
+		edited := string(data[:m[1]]) + string(data[m[2]:m[3]]) + "print(\"edited\")\n" + string(data[m[1]:])
+		if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-time.Duration(30-i%30) * time.Minute)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		res, got := runCached(t, cacheDir, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		if got != want {
+			t.Errorf("%s edited: the run differs from one without the cache: %s", p, firstDiff(got, want))
+		}
+		if res.Stats.Kept > 0 {
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Error("no edit kept any file's graph")
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGraphKeptWanted: a call added that leads to a module the last run did not parse (a
+// class's method named as a parsed function is) parses it, as the rounds would: the graph
+// is not kept.
+func TestGraphKeptWanted(t *testing.T) {
+	dir := cacheProject(t)
+	write(t, dir, "pkg/util.py", "class Cleaner:\n    @staticmethod\n    def flush():\n        pass\n")
+	eval := "import pkg.util\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n    free_gpu()\n\n\ndef flush():\n    pass\n"
+	write(t, dir, "eval.py", eval)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	first, _ := runCached(t, cacheDir, []string{dir}, dir)
+	write(t, dir, "eval.py", strings.Replace(eval, "        model(batch)\n", "        model(batch)\n        pkg.util.Cleaner.flush()\n", 1))
+	at := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "eval.py"), at, at); err != nil {
+		t.Fatal(err)
+	}
+	res, got := runCached(t, cacheDir, []string{dir}, dir)
+	_, want := runCached(t, "", []string{dir}, dir)
+	if got != want || res.Stats.Kept != 0 || res.Stats.Parsed != first.Stats.Parsed+1 {
+		t.Errorf("same result %v, %d files' graph kept (want none), %d parsed (want %d)", got == want, res.Stats.Kept, res.Stats.Parsed, first.Stats.Parsed+1)
+	}
+}
