@@ -75,11 +75,11 @@ type CallGraph struct {
 	// targetsIn lists the targets in each function's own body, built on first use:
 	// needsCallers looked through every target for every helper.
 	targetsIn map[*pyparse.Function][]*Target
-	// memo is what the rounds resolved, for the next run (encodeKept); kept is how many
-	// files' part of it an earlier run's kept graph gave, keptAsked that run's import
-	// questions (driver.Kept), keptMiss why such a graph was not taken.
+	// memo is what the rounds resolved, for the next run (encodeKept); keptFiles the files
+	// whose part of it an earlier run's kept graph gave, with their record there, keptAsked
+	// that run's import questions (driver.Kept), keptMiss why such a graph was not taken.
 	memo      *graphMemo
-	kept      int
+	keptFiles map[string][]byte
 	keptAsked map[string]map[string]bool
 	keptMiss  string
 }

@@ -141,6 +141,9 @@ func bareStatement(n *pyparse.Node) bool {
 // contributed once the last round was done (the slots with a part; the others contributed
 // nothing).
 type keptFile struct {
+	// encoded is the file's record in the kept graph: what encodeKept writes of the file
+	// again when its calls are the kept ones.
+	encoded            []byte
 	digest             [32]byte
 	calls, entered     int
 	prints             []uint64
@@ -184,6 +187,11 @@ func encodeKept(g *CallGraph) []byte {
 	parts := make([][]byte, len(files))
 	parallel.For(len(files), g.Project.jobs, func(_, i int) {
 		f := files[i]
+		if kept := g.keptFiles[f.Path]; kept != nil {
+			// Kept as it was (the files parsed, and so their numbers, are the kept graph's).
+			parts[i] = kept
+			return
+		}
 		calls, entered := memo.calls[f], memo.entered[f]
 		b := appendString(nil, f.Path)
 		if len(calls) != len(f.Calls) || len(entered) != len(f.Entered) || !allDone(calls) || !allDone(entered) {
@@ -299,6 +307,7 @@ func decodeKept(data []byte) (*keptGraph, error) {
 	}
 	kg := &keptGraph{paths: make([]string, n), files: make(map[string]*keptFile, n), helpers: map[helperID]bool{}}
 	for i := range kg.paths {
+		start := d.b
 		kg.paths[i] = d.string()
 		if d.byte() == 0 {
 			continue
@@ -348,6 +357,7 @@ func decodeKept(data []byte) (*keptGraph, error) {
 				}
 			}
 		}
+		kf.encoded = start[:len(start)-len(d.b)]
 		kg.files[kg.paths[i]] = kf
 	}
 	for range d.uint() {
@@ -498,7 +508,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
 	mentions := pyparse.Matcher(k.Needles)
-	kept := 0
+	keptFiles := map[string][]byte{}
 	for _, f := range res.Files {
 		kf := kg.files[f.Path]
 		if kf == nil || kf.entered != len(f.Entered) {
@@ -537,7 +547,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		}
 		memo.calls[f], memo.entered[f] = calls, entered
 		if !changed[f.Path] {
-			kept++
+			keptFiles[f.Path] = kf.encoded
 		}
 	}
 	proj.reindex()
@@ -573,7 +583,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		return nil, "a file it did not parse is wanted now", nil
 	}
 	g.Rounds, g.Needles = k.Rounds, k.Needles
-	g.memo, g.kept, g.keptAsked = memo, kept, k.ImportsAsked
+	g.memo, g.keptFiles, g.keptAsked = memo, keptFiles, k.ImportsAsked
 	proj.graphDone()
 	return g, "", nil
 }
