@@ -9,6 +9,7 @@ bench/installed/cachelint-<build> ./cmd/cachelint`), with an `rg` binary for the
     python3 installed.py A,B edited big/16,torch/2
                                                 # a file edited before each run, each build
                                                 # with its own warm cache, alternating
+    python3 installed.py A,B first              # a first run with a cache, 16 cores
 
 /tmp/big is a copy of the installed packages (transformers, torch, lightning, ...; no
 compiled files), every file dated an hour back so that the cache trusts its time. Each row
@@ -64,6 +65,18 @@ if mode == "edited":
                 t, m, out = timed([os.path.join(here, "cachelint-" + b), "check", "--cache-dir", cache, "--no-config", "--exit-zero", "--project-root", ".", "--output-format", "json", one], cpus, tree)
                 res[b].append(t); mem[b].append(m); sums.add(hashlib.md5(out).hexdigest())
         print("edited %s %s cpus=%d | " % (name, one, cpus) + " | ".join("%s %.0f ms %.0f MB %s" % (b, med(res[b]) * 1000, med(mem[b]), [round(x * 1000) for x in res[b]]) for b in builds), "outputs", len(sums), flush=True)
+if mode == "first":
+    # a first run with a cache (one not there before): the analysis, and the cache written
+    args = ["check", "--no-config", "--exit-zero", "--project-root", ".", "--output-format", "json", "."]
+    for name, tree, cpus, n in [("big", big, 16, 3)]:
+        res = {b: [] for b in builds}; mem = {b: [] for b in builds}; sums = set()
+        for i in range(n):
+            for b in (builds if i % 2 == 0 else builds[::-1]):
+                cache = "/tmp/cache-first-%s" % b
+                shutil.rmtree(cache, ignore_errors=True)
+                t, m, out = timed([os.path.join(here, "cachelint-" + b), "check", "--cache-dir", cache] + args[1:], cpus, tree)
+                res[b].append(t); mem[b].append(m); sums.add(hashlib.md5(out).hexdigest())
+        print("first %s cpus=%d | " % (name, cpus) + " | ".join("%s %.0f ms %.0f MB %s" % (b, med(res[b]) * 1000, med(mem[b]), [round(x * 1000) for x in res[b]]) for b in builds), "outputs", len(sums), flush=True)
 if mode == "cold":
     RG = os.path.join(here, "rg")
     args = ["check", "--no-cache", "--no-config", "--exit-zero", "--project-root", ".", "--output-format", "json", "."]
