@@ -43,3 +43,63 @@ func TestEagerInTests(t *testing.T) {
 		t.Error("not compiled when declared in a test binary")
 	}
 }
+
+// TestAtoms: the strings every match holds, and the expressions where none are known.
+func TestAtoms(t *testing.T) {
+	cases := []struct {
+		expr  string
+		atoms []string // nil: none known
+	}{
+		{`(?i)(optim|opt|scaler)[\w]*\.step$`, []string{".step"}},
+		{`(^|_)(get|load)_`, []string{"get", "load"}},
+		{`reload_states|from_pretrained|init_\w*model`, []string{"reload_states", "from_pretrained", "init_"}},
+		{`(?i)\bEMPTY_cache\b`, []string{"empty_cache"}},
+		{`a?b*`, nil},
+		{`x|y?`, nil},
+		{`\w+`, nil},
+		{`(?i)ſtep`, []string{"step"}}, // ſ folds to s: the literal is held by its ASCII fold
+		{`(ab){2,}`, []string{"ab"}},
+		{`(ab){0,2}c`, []string{"c"}},
+	}
+	for _, c := range cases {
+		r := New(c.expr)
+		r.re()
+		if !slices.Equal(r.atoms, c.atoms) {
+			t.Errorf("%s: atoms %q, want %q", c.expr, r.atoms, c.atoms)
+		}
+	}
+}
+
+// TestAtomsAnswerAsRegexp: with its atoms an expression answers as regexp does, for texts
+// with and without them, in any case, and not ASCII.
+func TestAtomsAnswerAsRegexp(t *testing.T) {
+	exprs := []string{`(?i)(optim|opt|scaler)[\w]*\.step$`, `(^|_)(get|load)_`, `(?i)\bempty_cache\b`,
+		`(?i)kelvin`, `(?i)stop|go`, `reload_states|init_\w*model`, `(ab){2,}`}
+	texts := []string{"", "optimizer.step", "OPTIMIZER.STEP", "opt.Step", "x.step", "get_model", "_load_x", "forget_",
+		"torch.cuda.EMPTY_CACHE()", "empty_cache_fn", "\u212Aelvin", "KELVIN", "ſtop", "STOP", "init_big_model", "init_x", "abab", "ab"}
+	for _, e := range exprs {
+		r, want := New(e), regexp.MustCompile(e)
+		for _, s := range texts {
+			if r.MatchString(s) != want.MatchString(s) || r.FindString(s) != want.FindString(s) ||
+				!slices.Equal(r.FindStringSubmatch(s), want.FindStringSubmatch(s)) {
+				t.Errorf("%s on %q: answers differ from regexp's", e, s)
+			}
+		}
+	}
+}
+
+// FuzzAtoms: an expression answers as regexp does, whatever its atoms.
+func FuzzAtoms(f *testing.F) {
+	f.Add(`(?i)(optim|opt)[\w]*\.step$`, "optimizer.STEP")
+	f.Add(`a(b|c)+d?`, "xacbd")
+	f.Fuzz(func(t *testing.T, expr, s string) {
+		want, err := regexp.Compile(expr)
+		if err != nil {
+			return
+		}
+		r := New(expr)
+		if r.MatchString(s) != want.MatchString(s) || r.FindString(s) != want.FindString(s) {
+			t.Errorf("%q on %q: answers differ from regexp's", expr, s)
+		}
+	})
+}
