@@ -165,7 +165,7 @@ type keptEdge struct {
 // keptGraph is a decoded kept graph.
 type keptGraph struct {
 	paths   []string
-	files   map[string]*keptFile
+	records map[string]keptRecord
 	helpers map[helperID]bool
 }
 
@@ -193,12 +193,13 @@ func encodeKept(g *CallGraph) []byte {
 			return
 		}
 		calls, entered := memo.calls[f], memo.entered[f]
-		b := appendString(nil, f.Path)
+		// A file's record is its path and its body, each after its length: the bodies are
+		// decoded on every CPU.
 		if len(calls) != len(f.Calls) || len(entered) != len(f.Entered) || !allDone(calls) || !allDone(entered) {
-			parts[i] = append(b, 0)
+			parts[i] = appendString(appendString(nil, f.Path), "")
 			return
 		}
-		b = append(b, 1)
+		var b []byte
 		d, prints := interfaceOf(f)
 		b = append(b, d[:]...)
 		b = binary.AppendUvarint(b, uint64(len(calls)))
@@ -227,7 +228,7 @@ func encodeKept(g *CallGraph) []byte {
 			}
 			b = binary.AppendUvarint(b, 0) // the end of the calls', then the with items' slots
 		}
-		parts[i] = b
+		parts[i] = append(binary.AppendUvarint(appendString(nil, f.Path), uint64(len(b))), b...)
 	})
 	out := []byte(keptFormat)
 	out = binary.AppendUvarint(out, uint64(len(files)))
@@ -294,8 +295,9 @@ func appendString(b []byte, s string) []byte {
 
 var errKept = errors.New("not a kept graph of this format")
 
-// decodeKept decodes a kept graph (the engine checks it is the one its entry names).
-// Anything but a whole graph of this format is an error.
+// decodeKept reads a kept graph's files and helpers (the engine checks it is the graph its
+// entry names); each file's body is decoded when asked for (keptGraph.file). Anything but
+// a whole graph of this format is an error.
 func decodeKept(data []byte) (*keptGraph, error) {
 	if len(data) < len(keptFormat) || string(data[:len(keptFormat)]) != keptFormat {
 		return nil, errKept
@@ -305,60 +307,17 @@ func decodeKept(data []byte) (*keptGraph, error) {
 	if d.err != nil || n > uint64(len(d.b)) {
 		return nil, errKept
 	}
-	kg := &keptGraph{paths: make([]string, n), files: make(map[string]*keptFile, n), helpers: map[helperID]bool{}}
+	kg := &keptGraph{paths: make([]string, n), records: make(map[string]keptRecord, n), helpers: map[helperID]bool{}}
 	for i := range kg.paths {
 		start := d.b
 		kg.paths[i] = d.string()
-		if d.byte() == 0 {
-			continue
-		}
-		kf := &keptFile{}
-		copy(kf.digest[:], d.bytes(32))
-		nc, ne := d.uint(), d.uint()
-		if d.err != nil || nc > uint64(len(d.b))/8 || ne > uint64(len(d.b)) {
+		body := d.bytes(d.uint())
+		if d.err != nil {
 			return nil, errKept
 		}
-		kf.calls, kf.entered = int(nc), int(ne)
-		prints := d.bytes(8 * nc)
-		kf.prints = make([]uint64, nc)
-		for j := range kf.prints {
-			kf.prints[j] = binary.LittleEndian.Uint64(prints[8*j:])
+		if len(body) > 0 {
+			kg.records[kg.paths[i]] = keptRecord{whole: start[:len(start)-len(d.b)], body: body}
 		}
-		for which, limit := range [2]int{kf.calls, kf.entered} {
-			for {
-				j := d.uint()
-				if j == 0 || d.err != nil {
-					break
-				}
-				if j > uint64(limit) {
-					return nil, errKept
-				}
-				kp := keptPart{slot: int(j - 1)}
-				for range d.uint() {
-					if d.err != nil {
-						return nil, errKept
-					}
-					kp.targets = append(kp.targets, [2]string{d.string(), d.string()})
-				}
-				for range d.uint() {
-					if d.err != nil {
-						return nil, errKept
-					}
-					file, fn := d.uint(), d.uint()
-					if file >= n {
-						return nil, errKept
-					}
-					kp.edges = append(kp.edges, keptEdge{int(file), int(fn), d.byte() == 1})
-				}
-				if which == 0 {
-					kf.callParts = append(kf.callParts, kp)
-				} else {
-					kf.enParts = append(kf.enParts, kp)
-				}
-			}
-		}
-		kf.encoded = start[:len(start)-len(d.b)]
-		kg.files[kg.paths[i]] = kf
 	}
 	for range d.uint() {
 		file, fn := d.uint(), d.uint()
@@ -371,6 +330,69 @@ func decodeKept(data []byte) (*keptGraph, error) {
 		return nil, errKept
 	}
 	return kg, nil
+}
+
+// keptRecord is one file's record in a kept graph: whole as written, and its body.
+type keptRecord struct {
+	whole, body []byte
+}
+
+// file decodes the body of path's record, nil when the graph keeps none for it.
+func (kg *keptGraph) file(path string) (*keptFile, error) {
+	r, ok := kg.records[path]
+	if !ok {
+		return nil, nil
+	}
+	d := &decoder{b: r.body}
+	kf := &keptFile{encoded: r.whole}
+	copy(kf.digest[:], d.bytes(32))
+	nc, ne := d.uint(), d.uint()
+	if d.err != nil || nc > uint64(len(d.b))/8 || ne > uint64(len(d.b)) {
+		return nil, errKept
+	}
+	kf.calls, kf.entered = int(nc), int(ne)
+	prints := d.bytes(8 * nc)
+	kf.prints = make([]uint64, nc)
+	for j := range kf.prints {
+		kf.prints[j] = binary.LittleEndian.Uint64(prints[8*j:])
+	}
+	for which, limit := range [2]int{kf.calls, kf.entered} {
+		for {
+			j := d.uint()
+			if j == 0 || d.err != nil {
+				break
+			}
+			if j > uint64(limit) {
+				return nil, errKept
+			}
+			kp := keptPart{slot: int(j - 1)}
+			for range d.uint() {
+				if d.err != nil {
+					return nil, errKept
+				}
+				kp.targets = append(kp.targets, [2]string{d.string(), d.string()})
+			}
+			for range d.uint() {
+				if d.err != nil {
+					return nil, errKept
+				}
+				file, fn := d.uint(), d.uint()
+				if file >= uint64(len(kg.paths)) {
+					return nil, errKept
+				}
+				kp.edges = append(kp.edges, keptEdge{int(file), int(fn), d.byte() == 1})
+			}
+			if which == 0 {
+				kf.callParts = append(kf.callParts, kp)
+			} else {
+				kf.enParts = append(kf.enParts, kp)
+			}
+		}
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, errKept
+	}
+	return kf, nil
 }
 
 // slots are the kept parts of f's calls as its memo slots (callMemo), the part of the kept
@@ -508,21 +530,36 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
 	mentions := pyparse.Matcher(k.Needles)
-	keptFiles := map[string][]byte{}
-	for _, f := range res.Files {
-		kf := kg.files[f.Path]
-		if kf == nil || kf.entered != len(f.Entered) {
-			return nil, f.Path + " is not in its graph store as it is now", nil
+	// Each file's calls from its record, on every CPU; misses[i] says why file i's do not
+	// hold.
+	type keptCalls struct {
+		calls, entered []resolvedCall
+		encoded        []byte
+	}
+	taken := make([]keptCalls, len(res.Files))
+	misses := make([]string, len(res.Files))
+	parallel.For(len(res.Files), pass.Settings.Jobs, func(_, i int) {
+		f := res.Files[i]
+		kf, err := kg.file(f.Path)
+		switch {
+		case err != nil:
+			misses[i] = "its store does not decode"
+			return
+		case kf == nil || kf.entered != len(f.Entered) || !changed[f.Path] && kf.calls != len(f.Calls):
+			misses[i] = f.Path + " is not in its graph store as it is now"
+			return
 		}
 		at := func(i int) int { return i }
 		var mapped []bool
 		if changed[f.Path] {
 			digest, prints := interfaceOf(f)
 			if digest != kf.digest {
-				return nil, f.Path + " changed in more than the call, string and pass statements of function bodies", nil
+				misses[i] = f.Path + " changed in more than the call, string and pass statements of function bodies"
+				return
 			}
 			if !mentions(f.Src, nil) {
-				return nil, f.Path + " mentions none of the names searched for now", nil
+				misses[i] = f.Path + " mentions none of the names searched for now"
+				return
 			}
 			// The calls that line up with the kept ones are theirs; the others are found.
 			align := alignCalls(kf.prints, prints)
@@ -533,21 +570,27 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 					mapped[j] = true
 				}
 			}
-		} else if kf.calls != len(f.Calls) {
-			return nil, f.Path + " is not in its graph store as it is now", nil
 		}
 		calls, entered, ok := kg.slots(f, kf, res, at)
 		if !ok {
-			return nil, f.Path + " calls a function its graph store does not name", nil
+			misses[i] = f.Path + " calls a function its graph store does not name"
+			return
 		}
 		for i := range mapped {
 			if !mapped[i] {
 				calls[i] = resolvedCall{}
 			}
 		}
-		memo.calls[f], memo.entered[f] = calls, entered
+		taken[i] = keptCalls{calls, entered, kf.encoded}
+	})
+	keptFiles := map[string][]byte{}
+	for i, f := range res.Files {
+		if misses[i] != "" {
+			return nil, misses[i], nil
+		}
+		memo.calls[f], memo.entered[f] = taken[i].calls, taken[i].entered
 		if !changed[f.Path] {
-			keptFiles[f.Path] = kf.encoded
+			keptFiles[f.Path] = taken[i].encoded
 		}
 	}
 	proj.reindex()

@@ -131,9 +131,9 @@ func TestKeptRoundTrip(t *testing.T) {
 		}
 		again := newGraphMemo()
 		for _, f := range res.Files {
-			kf := kg.files[f.Path]
-			if kf == nil {
-				t.Fatalf("%s: %s not kept", dir, f.Path)
+			kf, err := kg.file(f.Path)
+			if err != nil || kf == nil {
+				t.Fatalf("%s: %s not kept (%v)", dir, f.Path, err)
 			}
 			calls, entered, ok := kg.slots(f, kf, res, func(i int) int { return i })
 			if !ok {
