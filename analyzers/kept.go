@@ -523,6 +523,9 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	}
 	changed := make(map[string]bool, len(k.Changed))
 	for _, path := range k.Changed {
+		if res.ByPath[path] == nil {
+			return nil, path + " was not parsed", nil
+		}
 		changed[path] = true
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)

@@ -43,6 +43,14 @@ func TestGraphKept(t *testing.T) {
 		{"a call added to a loop body", func() {
 			edit("train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
 		}, true},
+		{"a parsed file and a file that matters to nothing", func() {
+			edit("train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch, opt)\n", 1))
+			edit("model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x + 1\n")
+		}, true},
+		{"a parsed file and a file that now calls a helper", func() {
+			edit("train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(opt)\n", 1))
+			edit("model.py", "import torch.nn as nn\nfrom pkg.memory import free_gpu\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        free_gpu()\n        return x\n")
+		}, false},
 		{"a docstring and a comment", func() {
 			edit("pkg/memory.py", strings.Replace(memory, "def free_gpu():\n", "def free_gpu():\n    \"\"\"Frees the cache.\"\"\"\n    # every step\n", 1))
 		}, true},
