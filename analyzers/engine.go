@@ -28,7 +28,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
 		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles,
-		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed, Kept: len(g.keptFiles), KeptMiss: g.keptMiss}
+		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed, Kept: g.keptFiles, KeptMiss: g.keptMiss, Graph: g.kept}
 	for path, asked := range g.keptAsked {
 		// Asked by the calls of files whose graph was kept, of files still unparsed.
 		if out.ImportsAsked == nil {
@@ -42,10 +42,6 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 				out.ImportsAsked[path][name] = yes
 			}
 		}
-	}
-	if parsed.Trees != nil && g.memo != nil {
-		// A cache keeps the trees: it keeps the graph too.
-		out.Graph = encodeKept(g)
 	}
 	for _, f := range parsed.Files {
 		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}

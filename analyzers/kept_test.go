@@ -120,8 +120,7 @@ func TestKeptRoundTrip(t *testing.T) {
 		proj.reindex()
 		memo := newGraphMemo()
 		g := buildGraph(proj, res, nil, memo)
-		g.memo = memo
-		data := encodeKept(g)
+		data := encodeKept(g, memo, nil)
 		kg, err := decodeKept(data)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
@@ -171,4 +170,27 @@ func slotsText(res *pyparse.Result, memo *graphMemo) string {
 		}
 	}
 	return b.String()
+}
+
+// BenchmarkInterfaceOf reads the interface of the example training script repeated 200
+// times, as a cache's first run does for every parsed file.
+func BenchmarkInterfaceOf(b *testing.B) {
+	data, err := os.ReadFile("../examples/train.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pyparse.NewParser()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	f, err := p.Parse(context.Background(), "train.py", []byte(strings.Repeat(string(data), 200)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sc interfaceScratch
+	b.SetBytes(int64(len(f.Src)))
+	for b.Loop() {
+		sc.of(f)
+	}
 }
