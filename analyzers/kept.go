@@ -603,7 +603,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			misses[i] = f.Path + " is not in its graph store as it is now"
 			return
 		}
-		at := func(i int) int { return i }
+		at := func(slot int) int { return slot }
 		var mapped []bool
 		if changed[f.Path] {
 			digest, prints := interfaceOf(f)
@@ -617,7 +617,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			}
 			// The calls that line up with the kept ones are theirs; the others are found.
 			align := alignCalls(kf.prints, prints)
-			at = func(i int) int { return align[i] }
+			at = func(slot int) int { return align[slot] }
 			mapped = make([]bool, len(f.Calls))
 			for _, j := range align {
 				if j >= 0 {
@@ -630,9 +630,9 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			misses[i] = f.Path + " calls a function its graph store does not name"
 			return
 		}
-		for i := range mapped {
-			if !mapped[i] {
-				calls[i] = resolvedCall{}
+		for j := range mapped {
+			if !mapped[j] {
+				calls[j] = resolvedCall{} // found again
 			}
 		}
 		taken[i] = keptCalls{calls, entered, kf.encoded}

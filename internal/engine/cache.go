@@ -39,9 +39,10 @@ import (
 // is a function of exactly those (the prefilter's rounds parse the files that mention the
 // needles found in files already parsed, and the modules whose imports may bind a function
 // a parsed file calls through them), so a reused entry is what the run would have found;
-// any other change runs the analysis again. Files whose size and modification time are
-// unchanged are not read; a time within two seconds of the run that wrote the entry is never
-// trusted (a file changed in the same clock tick).
+// any other change runs the analysis again (when only parsed files changed, the analysis is
+// given what the entry's analysis kept of each parsed file, graph.go). Files whose size and
+// modification time are unchanged are not read; a time within two seconds of the run that
+// wrote the entry is never trusted (a file changed in the same clock tick).
 type Cache struct {
 	// Dir is the cache folder; "" means .cachelint_cache in the project root.
 	Dir string
