@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"cmp"
 	"bytes"
 	"context"
 	"errors"
@@ -232,13 +233,16 @@ func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 		o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
 		return o
 	}
+	// A file whose signature an earlier run kept (Know: its text is unchanged) is scanned
+	// for the needles only, not whole: the kept signature is what the scan would give.
+	known := r.known[path]
 	sig := new(signature)
-	if !needles.scan(src, sig, r.SignParsed) {
-		o.sig = sig
+	if !needles.scan(src, sig, r.SignParsed && known == nil) {
+		o.sig = sig // scanned to the end
 		return o
 	}
 	if r.SignParsed {
-		o.sig = sig
+		o.sig = cmp.Or(known, sig)
 	}
 	o.src = src
 	return o

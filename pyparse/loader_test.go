@@ -1,6 +1,7 @@
 package pyparse
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"go/token"
@@ -256,6 +257,19 @@ func TestKnownSignatures(t *testing.T) {
 		t.Fatalf("%d signatures kept, %d files parsed: the corpus exercises nothing", len(kept), len(first.parsed))
 	}
 	second := analyse(func(p string) []byte { return kept[p] })
+	// A parsed file's signature is its whole text's, whether the run scanned it or took it
+	// from the kept ones (it then scans only for the needles).
+	for _, f := range first.r.Files {
+		var whole signature
+		newIdentSet([]string{"no_such_name"}).scan(f.Src, &whole, true)
+		want := appendSignature(nil, &whole)
+		if got := first.r.AppendSignature(nil, f.Path); !bytes.Equal(got, want) {
+			t.Errorf("%s parsed: its signature is not its whole text's", f.Path)
+		}
+		if got := second.r.AppendSignature(nil, f.Path); !bytes.Equal(got, want) {
+			t.Errorf("%s parsed with its signature known: the signature is not its whole text's", f.Path)
+		}
+	}
 	garbled := analyse(func(p string) []byte {
 		b := kept[p]
 		if b == nil {
