@@ -1,8 +1,8 @@
 package pyparse
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
