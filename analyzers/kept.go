@@ -595,22 +595,28 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	parallel.For(len(res.Files), pass.Settings.Jobs, func(_, i int) {
 		f := res.Files[i]
 		kf, err := kg.file(f.Path)
-		switch {
-		case err != nil:
+		if err != nil {
 			misses[i] = "its store does not decode"
 			return
-		case kf == nil || kf.entered != len(f.Entered) || !changed[f.Path] && kf.calls != len(f.Calls):
+		}
+		var digest [32]byte
+		var prints []uint64
+		if changed[f.Path] && kf != nil {
+			// Told first: a changed file whose with items are not the kept ones changed
+			// its interface (a with statement is in it).
+			digest, prints = interfaceOf(f)
+			if digest != kf.digest {
+				misses[i] = f.Path + " changed in more than the call, string and pass statements of function bodies"
+				return
+			}
+		}
+		if kf == nil || kf.entered != len(f.Entered) || !changed[f.Path] && kf.calls != len(f.Calls) {
 			misses[i] = f.Path + " is not in its graph store as it is now"
 			return
 		}
 		at := func(slot int) int { return slot }
 		var mapped []bool
 		if changed[f.Path] {
-			digest, prints := interfaceOf(f)
-			if digest != kf.digest {
-				misses[i] = f.Path + " changed in more than the call, string and pass statements of function bodies"
-				return
-			}
 			if !mentions(f.Src, nil) {
 				misses[i] = f.Path + " mentions none of the names searched for now"
 				return

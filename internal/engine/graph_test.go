@@ -71,7 +71,7 @@ func TestGraphKept(t *testing.T) {
 			edit("train.py", strings.Replace(trainText, "        free_gpu()\n", "", 1)+"\n\ndef more():\n    pass\n")
 			edit("eval.py", "from pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n")
 		}, false},
-		{"a cache call added where none was: another helper set", func() {
+		{"a cache call added where none was, with its import", func() {
 			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n")
 		}, false},
 		{"a function another file calls through changes what it returns", func() {
@@ -84,6 +84,20 @@ func TestGraphKept(t *testing.T) {
 		{"a call added once more", func() {
 			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n        free_gpu()\n")
 		}, true},
+		{"a with statement added", func() {
+			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        with torch.no_grad():\n            model(batch)\n        torch.cuda.empty_cache()\n        free_gpu()\n")
+		}, false},
+	}
+	// Why the steps not kept ran in full (Stats.KeptMiss, what --verbose prints).
+	reasons := map[string]string{
+		"an assignment in a function body":                      "memory.py changed in more than the call, string and pass statements",
+		"a function added":                                      "changed in more than",
+		"a with statement added":                                "changed in more than",
+		"the only call of a helper dropped: another helper set": "the functions that empty the cache changed",
+		"a call moved into the loop: the helper's callers are not looked for any more": "the names searched for changed",
+		"a cache call added where none was, with its import":                           "eval.py changed in more than",
+		"a function another file calls through changes what it returns":                "changed in more than",
+		"(what it returns)": "changed in more than",
 	}
 	for _, s := range steps {
 		s.change()
@@ -94,6 +108,9 @@ func TestGraphKept(t *testing.T) {
 		}
 		if kept := res.Stats.Kept > 0; kept != s.kept || res.Stats.Cached {
 			t.Errorf("%s: %d files' graph kept, cached %v; want kept %v", s.what, res.Stats.Kept, res.Stats.Cached, s.kept)
+		}
+		if want := reasons[s.what]; !strings.Contains(res.Stats.KeptMiss, want) || want == "" && res.Stats.KeptMiss != "" {
+			t.Errorf("%s: the reason given for running in full is %q, want one saying %q", s.what, res.Stats.KeptMiss, want)
 		}
 	}
 	// A store garbled on disk, or one of another run, is not read.
