@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -9,8 +10,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
+	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/internal/lazyregexp"
 	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
@@ -72,6 +75,9 @@ type project struct {
 	// each importing file's absolute directory for it.
 	byBase   map[string][]string
 	modCache map[modKey]string
+	// looked logs the paths module lookups asked for, shared by the workers: a file added
+	// or removed at one of them may change what an import resolves to (engine.Facts.Lookups).
+	looked   *lookupLog
 	fileDirs map[*pyparse.File]string
 	// modShared and dirsShared are the project's modCache and fileDirs as a worker sees
 	// them, read only while it runs: its own maps hold what it adds, which merge takes in
@@ -125,7 +131,7 @@ type funcRef struct {
 func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		abs: make(map[string]string, len(paths)), byBase: map[string][]string{}, modCache: map[modKey]string{},
-		fileDirs: map[*pyparse.File]string{}, table: newProbeTable(),
+		fileDirs: map[*pyparse.File]string{}, table: newProbeTable(), looked: newLookupLog(),
 		probeCache: newProbeCache()}
 	// The working directory once, not once per file (os.Getwd stats two directories).
 	wd, err := os.Getwd()
@@ -1193,10 +1199,19 @@ func (p *project) findModule(from *pyparse.File, mod string) string {
 	} else {
 		bases = []string{dir, p.root, path.Join(p.root, "src")}
 	}
+	// A module of that name anywhere is the answer or may change it (the suffix search
+	// below); a relative import, or one of a package alone, asks for its candidates only.
+	exact := level > 0 || rel == ""
+	if !exact {
+		p.looked.suffix("/"+rel+".py", "/"+rel+"/__init__.py")
+	}
 	for _, b := range bases {
 		for _, cand := range []string{path.Join(b, rel) + ".py", path.Join(b, rel, "__init__.py")} {
 			if rel == "" {
 				cand = path.Join(b, "__init__.py")
+			}
+			if exact {
+				p.looked.path(cand)
 			}
 			if p.pathSet[cand] {
 				return p.display[cand]
@@ -1265,7 +1280,54 @@ func sharedDirs(dir, q string) int {
 
 // inPackage reports a file of a package: an `__init__.py` beside it in the scope.
 func (p *project) inPackage(f *pyparse.File) bool {
-	return p.pathSet[path.Join(path.Dir(p.absOf(f.Path)), "__init__.py")]
+	init := path.Join(path.Dir(p.absOf(f.Path)), "__init__.py")
+	p.looked.path(init)
+	return p.pathSet[init]
+}
+
+// lookupLog collects the paths a run's lookups asked for, from any goroutine.
+type lookupLog struct {
+	mu              sync.Mutex
+	paths, suffixes map[string]bool
+}
+
+func newLookupLog() *lookupLog {
+	return &lookupLog{paths: map[string]bool{}, suffixes: map[string]bool{}}
+}
+
+// path logs a path looked for.
+func (l *lookupLog) path(p string) {
+	l.mu.Lock()
+	l.paths[p] = true
+	l.mu.Unlock()
+}
+
+// suffix logs suffixes of paths looked for.
+func (l *lookupLog) suffix(s ...string) {
+	l.mu.Lock()
+	for _, x := range s {
+		l.suffixes[x] = true
+	}
+	l.mu.Unlock()
+}
+
+// add logs what an earlier run's lookups asked for.
+func (l *lookupLog) add(old driver.Lookups) {
+	l.mu.Lock()
+	for _, x := range old.Paths {
+		l.paths[x] = true
+	}
+	for _, x := range old.Suffixes {
+		l.suffixes[x] = true
+	}
+	l.mu.Unlock()
+}
+
+// lookups are what was logged, sorted.
+func (l *lookupLog) lookups() driver.Lookups {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return driver.Lookups{Paths: slices.Sorted(maps.Keys(l.paths)), Suffixes: slices.Sorted(maps.Keys(l.suffixes))}
 }
 
 // absOf is absSlash of a path of the project's, looked up.

@@ -581,6 +581,9 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	}
 	proj := newProject(pass.Settings.Root, pass.Files, res)
 	proj.jobs = pass.Settings.Jobs
+	// The kept files' calls look nothing up this run: what their lookups asked for still
+	// matters to the next.
+	proj.looked.add(k.Lookups)
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
 	mentions := pyparse.Matcher(k.Needles)

@@ -5,18 +5,26 @@
 #   TREES: the folder materialise.sh filled; WORK: a scratch folder (emptied); MODE:
 #   edit  two edits of the first file naming empty_cache (a comment; a new helper named train)
 #   star  `from .zz_unrelated import *` appended to every __init__.py (import questions)
-# Prints one line per tree and change ("same" or "DIFF") and ends with bad=0 or bad=1.
+#   scope files added and removed, one after another (the scope an entry holds for): a new
+#         module; a module without needles named as the first file naming empty_cache, at
+#         the root and in a new folder (where an import of that name may look first, or
+#         find two); that file's package's __init__.py removed; a file naming no needle
+#         removed; a file naming no needle moved to a new folder; the first file removed
+# Prints one line per tree and change ("same" or "DIFF", and how the cached run went: cached,
+# kept (the call graph of unchanged files) or full) and ends with bad=0 or bad=1.
 set -uo pipefail
 bin="${1:?usage: cachecheck.sh CACHELINT TREES WORK MODE}"
 trees="${2:?}"; work="${3:?}"; mode="${4:?}"
 rm -rf "$work"; mkdir -p "$work"; bad=0
 same() { # same TREE LABEL: cached check/calls against --no-cache
   local a c a0 c0
-  a=$("$bin" check --cache-dir "$work/c_$1" --no-config --exit-zero --project-root . --output-format json . 2>/dev/null | md5sum)
+  a=$("$bin" check --verbose --cache-dir "$work/c_$1" --no-config --exit-zero --project-root . --output-format json . 2>"$work/v" | md5sum)
   c=$("$bin" calls --cache-dir "$work/c_$1" --no-config --project-root . --format json . 2>/dev/null | md5sum)
   a0=$("$bin" check --no-cache --no-config --exit-zero --project-root . --output-format json . 2>/dev/null | md5sum)
   c0=$("$bin" calls --no-cache --no-config --project-root . --format json . 2>/dev/null | md5sum)
-  if [ "$a" != "$a0" ] || [ "$c" != "$c0" ]; then echo "DIFF $1 $2"; bad=1; else echo "same $1 $2"; fi
+  how=full
+  if grep -q 'no change that matters\|none changed since' "$work/v"; then how=cached; elif grep -q 'resolved as in the last run' "$work/v"; then how=kept; fi
+  if [ "$a" != "$a0" ] || [ "$c" != "$c0" ]; then echo "DIFF $1 $2 ($how)"; bad=1; else echo "same $1 $2 ($how)"; fi
 }
 for t in "$trees"/*/; do
   n=$(basename "$t"); cp -al "$t" "$work/$n"; cd "$work/$n" || exit 1
@@ -34,6 +42,22 @@ for t in "$trees"/*/; do
     "$bin" check --cache-dir "$work/c_$n" --no-config --exit-zero --project-root . . >/dev/null 2>&1
     find . -name __init__.py | while read -r f; do printf '\nfrom .zz_unrelated import *\n' >> "$f"; done
     same "$n" "star imports"
+    ;;
+  scope)
+    f=$(grep -rl --include='*.py' empty_cache . | sort | head -1)
+    [ -n "$f" ] || { cd - >/dev/null; continue; }
+    "$bin" check --cache-dir "$work/c_$n" --no-config --exit-zero --project-root . . >/dev/null 2>&1
+    printf 'x = 1\n' > zz_added.py; same "$n" "a module added"
+    b=$(basename "$f")
+    if [ ! -e "$b" ]; then printf 'from os import *\n' > "$b"; same "$n" "$b added at the root"; fi
+    mkdir -p zz_dir; printf 'from os import *\n' > "zz_dir/$b"; same "$n" "zz_dir/$b added"
+    d=$(dirname "$f")
+    if [ -e "$d/__init__.py" ] && [ "$d/__init__.py" != "$f" ]; then rm "$d/__init__.py"; same "$n" "$d/__init__.py removed"; fi
+    g=$(grep -rL --include='*.py' empty_cache . | grep -v '__init__.py$' | sort | sed -n 3p)
+    if [ -n "$g" ]; then rm "$g"; same "$n" "$g removed"; fi
+    g=$(grep -rL --include='*.py' empty_cache . | grep -v '__init__.py$' | sort | sed -n 5p)
+    if [ -n "$g" ]; then mkdir -p zz_moved; mv "$g" zz_moved/; same "$n" "$g moved"; fi
+    rm "$f"; same "$n" "$f removed"
     ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac

@@ -24,9 +24,11 @@ for c in $commits; do
   a=$("$bin" check --verbose --cache-dir "$work/cache" --no-config --exit-zero --project-root . --output-format json "${files[@]}" 2>"$work/v" | md5sum)
   e=$(date +%s%N)
   b=$("$bin" check --no-cache --no-config --exit-zero --project-root . --output-format json "${files[@]}" 2>/dev/null | md5sum)
-  how=$(grep -o 'the calls of [0-9]* unchanged file(s) resolved as in the last run\|graph did not hold: [^)]*' "$work/v" | head -1)
+  how=$(grep -o 'the calls of [0-9]* unchanged file(s) resolved as in the last run\|graph did not hold: [^)]*\|analysis did not hold: [^)]*' "$work/v" | head -1)
   if [ -z "$how" ] && grep -q 'served from the cache\|read again' "$work/v"; then how="from the cache (nothing that mattered changed)"; fi
-  [ -n "$how" ] || how="run in full (no entry holds: a file added or removed, or a file not parsed now names a needle)"
+  [ -n "$how" ] || how="run in full (no entry)"
+  scope=$(grep -o '[0-9]* file(s) added and [0-9]* removed since' "$work/v" | head -1)
+  [ -n "$scope" ] && how="$how; $scope"
   [ "$a" = "$b" ] && r=same || r=DIFF
   echo "$r ${c:0:8} ${#files[@]} file(s) $(( (e - s) / 1000000 )) ms: $how"
 done

@@ -194,10 +194,14 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 		}
 		st := res.Stats
 		fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
+		scope := ""
+		if st.Added+st.Removed > 0 {
+			scope = fmt.Sprintf("; %d file(s) added and %d removed since, none of them where the analysis looked for a module", st.Added, st.Removed)
+		}
 		switch {
-		case st.Cached && st.Reread > 0:
-			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, no change that matters since the analysis in %s (%d parsed; %d file(s) read again: changed in nothing the analysis read of them), %s\n",
-				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Reread, st.Elapsed.Round(time.Millisecond))
+		case st.Cached && (st.Reread > 0 || scope != ""):
+			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, no change that matters since the analysis in %s (%d parsed; %d file(s) read again: changed in nothing the analysis read of them%s), %s\n",
+				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Reread, scope, st.Elapsed.Round(time.Millisecond))
 		case st.Cached:
 			fmt.Fprintf(stderr, "cachelint: %d file(s) in report scope, %d indexed, none changed since the analysis in %s (%d parsed), %s\n",
 				st.Reported, st.Indexed, st.CacheDir, st.Parsed, st.Elapsed.Round(time.Millisecond))
@@ -210,7 +214,10 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 				unread = fmt.Sprintf(", %d unchanged file(s) not read (the names kept of them in the cache include none searched for)", st.Unread)
 			}
 			if st.Kept > 0 {
-				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run", st.Kept)
+				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run%s", st.Kept, scope)
+			}
+			if st.CacheMiss != "" {
+				unread += fmt.Sprintf(", every call resolved again (the last run's analysis did not hold: %s)", st.CacheMiss)
 			}
 			if st.KeptMiss != "" {
 				unread += fmt.Sprintf(", every call resolved again (the last run's graph did not hold: %s)", st.KeptMiss)

@@ -63,10 +63,19 @@ type Kept struct {
 	Graph []byte
 	// Parsed are the files the run parsed, Changed those of them whose text changed since.
 	Parsed, Changed []string
-	// Needles, Rounds and ImportsAsked are the run's (engine.Facts).
+	// Needles, Rounds, ImportsAsked and Lookups are the run's (engine.Facts).
 	Needles      []string
 	Rounds       int
 	ImportsAsked map[string]map[string]bool
+	Lookups      Lookups
+}
+
+// Lookups are what an analysis asked of the scope's paths besides the files' texts: a file
+// added or removed matters to it when its path is one of Paths or ends with one of Suffixes.
+// Both are absolute and slash-separated (filepath.ToSlash of filepath.Clean of the file's
+// path joined to the working directory); a suffix starts with a slash.
+type Lookups struct {
+	Paths, Suffixes []string
 }
 
 // Progress is how far a run has got, read while it runs: files parsed so far and the

@@ -54,6 +54,10 @@ type Facts struct {
 	// function: `from .memory import *`): path -> name -> the answer. Their import
 	// statements mattered to the run, not only the needles they do not mention.
 	ImportsAsked map[string]map[string]bool
+	// Lookups are what the analysis asked of the scope's paths (an import resolved against
+	// them): a file added or removed that is none of them, mentions no needle and, removed,
+	// was not parsed nor asked about changes nothing the analysis found.
+	Lookups Lookups
 	// Graph is what the analysis keeps of each parsed file for a run after an edit
 	// (driver.Kept.Graph), nil for nothing; Kept is how many files' part of it this run took
 	// from such a run's (driver.Settings.Kept) instead of finding it again, KeptMiss why it

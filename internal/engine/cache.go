@@ -66,14 +66,16 @@ const DefaultCacheDir = ".cachelint_cache"
 // The checksums make an entry changed on disk a miss: gob reads most changed bytes as other
 // values (one bit flipped in a small entry was trusted, giving other findings, one time in
 // five).
-const cacheFormat = "cachelint-cache-7\n"
+const cacheFormat = "cachelint-cache-8\n"
 
 // cacheEntry is one cache file.
 type cacheEntry struct {
 	Key string
-	// Paths is the SHA-256 of the analysis scope's paths (pathsHash): an entry holds for
-	// exactly those files.
-	Paths []byte
+	// Paths is the SHA-256 of the analysis scope's paths (pathsHash); List the paths
+	// (appendList), read only when the run's differ, and Lookups what the analysis looked up
+	// of them (Facts.Lookups: the paths, then the suffixes, each an appendList), for a scope
+	// with files added or removed (scope.go).
+	Paths, List, Lookups []byte
 	// Stamps are the files' stamps in the paths' order (appendStamps). A table, not a map by
 	// path: decoding a gob map of 11,800 paths was a third of a warm run's serial work.
 	Stamps []byte
@@ -113,6 +115,11 @@ type resultCache struct {
 	// reread is how many files load read again and found changed (or touched) in nothing
 	// the entry's analysis read of them.
 	reread int
+	// miss says why the entry did not hold, in words ("" when there was none, or it held).
+	miss string
+	// added and removed count the files of the scope that the entry load took did not have,
+	// and those it had that the scope has not.
+	added, removed int
 	// edited, when load found that only parsed files changed, is the entry and those
 	// files, for a run that takes what the entry's analysis kept (keptGraph).
 	edited *editedEntry
@@ -265,12 +272,24 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		return nil
 	}
 	defer f.Close()
-	if e.Key != rc.key || e.A == nil || !bytes.Equal(e.Paths, rc.pathsHash()) {
+	if e.Key != rc.key || e.A == nil {
 		return nil
 	}
-	stamps, err := decodeStamps(e.Stamps, len(rc.paths))
-	if err != nil {
-		return nil
+	var stamps []fileStamp
+	pathsHash := rc.pathsHash()
+	rescoped := !bytes.Equal(e.Paths, pathsHash)
+	if rescoped {
+		sc, why := rc.rescope(e)
+		if why != "" {
+			rc.miss = why
+			return nil
+		}
+		stamps, rc.added, rc.removed = sc.stamps, sc.added, sc.removed
+	} else {
+		var err error
+		if stamps, err = decodeStamps(e.Stamps, len(rc.paths)); err != nil {
+			return nil
+		}
 	}
 	// The call records are read only for a run that shows them (`calls`) or rewrites the
 	// entry; a rewrite copies them as read, without decoding and encoding them again.
@@ -305,17 +324,18 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		return nil
 	}
 	match := rc.pr.an.Matcher(e.A.Needles)
-	var stale sync.Map // path index -> refreshed stamp
-	var missed atomic.Bool
+	var stale sync.Map                // path index -> refreshed stamp
+	var missed atomic.Pointer[string] // why, in words
+	miss := func(why string) { missed.CompareAndSwap(nil, &why) }
 	var changed sync.Map // path index of a parsed file whose text changed
 	rc.each(func(i int) {
-		if missed.Load() || rc.ctx.Err() != nil {
+		if missed.Load() != nil || rc.ctx.Err() != nil {
 			return
 		}
 		p, now := rc.paths[i], rc.stamps[i]
 		old := stamps[i]
 		if !rc.statOK[i] {
-			missed.Store(true)
+			miss(p + " could not be read")
 			return
 		}
 		if now.Size == old.Size && now.ModNs == old.ModNs && old.ModNs != 0 {
@@ -326,7 +346,7 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		}
 		src, err := rc.pr.readFile(p)
 		if err != nil {
-			missed.Store(true)
+			miss(p + " could not be read")
 			return
 		}
 		if old.Parsed {
@@ -336,16 +356,23 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 			}
 			now.Parsed, now.Hash = true, old.Hash
 		} else if match(src, e.A.ImportsAsked[p]) {
-			missed.Store(true)
+			if old.Size < 0 {
+				miss(p + " was added and names a name searched for")
+			} else {
+				miss(p + ", which was not parsed, now names a name searched for or imports otherwise")
+			}
 			return
 		}
 		stale.Store(i, now)
 	})
-	if missed.Load() || rc.ctx.Err() != nil {
+	if why := missed.Load(); why != nil || rc.ctx.Err() != nil {
+		if why != nil {
+			rc.miss = *why
+		}
 		return nil
 	}
 	if edited := editedFiles(&changed, rc.paths, stamps); edited != nil {
-		edited.a, edited.graph = e.A, e.Graph
+		edited.a, edited.graph, edited.lookups = e.A, e.Graph, e.Lookups
 		rc.edited = edited
 		return nil
 	}
@@ -363,7 +390,16 @@ func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
 		}
 		return true
 	})
-	if fi, err := f.Stat(); err == nil && settled*rewriteRatio >= fi.Size() && readRecords() {
+	if rescoped {
+		rc.reread -= rc.added // read for the first time, not again
+		// Written for the run's scope whatever it costs: the next run would otherwise read
+		// the added files again, and align the lists again.
+		e.A.Indexed = len(rc.paths)
+		if readRecords() {
+			e.Paths, e.List, e.Stamps = pathsHash, appendList(nil, rc.paths), appendStamps(nil, stamps)
+			_ = rc.write(e, records)
+		}
+	} else if fi, err := f.Stat(); err == nil && settled*rewriteRatio >= fi.Size() && readRecords() {
 		e.Stamps = appendStamps(nil, stamps)
 		_ = rc.write(e, records)
 	}
@@ -535,7 +571,8 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 		}
 		stamps[i] = rc.settle(s)
 	})
-	e := &cacheEntry{Key: rc.key, Paths: rc.pathsHash(), Stamps: appendStamps(nil, stamps), A: a}
+	e := &cacheEntry{Key: rc.key, Paths: rc.pathsHash(), List: appendList(nil, rc.paths), Lookups: appendLookups(nil, facts.Lookups),
+		Stamps: appendStamps(nil, stamps), A: a}
 	if facts.Graph != nil {
 		// A store not written only makes the next run after an edit run in full.
 		e.Graph = rc.saveGraph(facts.Graph)

@@ -72,3 +72,50 @@ func TestStampsTable(t *testing.T) {
 		t.Error("a table of fewer stamps than files was read")
 	}
 }
+
+// TestPathLists: a front-coded list reads back as written (paths sharing prefixes, an empty
+// string, a path shorter than the one before), followed by what came after it; every cut of
+// it, and a prefix longer than the string before, is refused, never a panic.
+func TestPathLists(t *testing.T) {
+	lists := [][]string{
+		nil,
+		{""},
+		{"a.py", "a/b.py", "a/b/c.py", "a/b/d.py", "a/c.py", "b.py", "b.py", "z/" + strings.Repeat("y", 300) + ".py"},
+		{"pkg/deep/module.py", "p.py", ""},
+	}
+	for _, list := range lists {
+		data := append(appendList(nil, list), "rest"...)
+		back, rest, err := decodeList(data)
+		if err != nil || string(rest) != "rest" || len(back) != len(list) || len(list) > 0 && !reflect.DeepEqual(back, list) {
+			t.Fatalf("%q read back as %q, rest %q (%v)", list, back, rest, err)
+		}
+		whole := appendList(nil, list)
+		for cut := range len(whole) {
+			if back, _, err := decodeList(whole[:cut]); err == nil {
+				t.Errorf("%q cut to %d bytes read as %q", list, cut, back)
+			}
+		}
+	}
+	// Two strings, the second claiming 5 bytes of a first of 1.
+	bad := []byte{2, 0, 1, 'a', 5, 0}
+	if back, _, err := decodeList(bad); err == nil {
+		t.Errorf("a prefix longer than the string before read as %q", back)
+	}
+	l := Lookups{Paths: []string{"/p/a/__init__.py", "/p/b.py"}, Suffixes: []string{"/m.py", "/m/__init__.py"}}
+	back, err := decodeLookups(appendLookups(nil, l))
+	if err != nil || !reflect.DeepEqual(back, l) {
+		t.Fatalf("lookups read back as %v (%v)", back, err)
+	}
+	if _, err := decodeLookups(append(appendLookups(nil, l), 0)); err == nil {
+		t.Error("lookups followed by a byte were read")
+	}
+	set := newLookupSet(l.Paths, l.Suffixes)
+	for p, want := range map[string]bool{
+		"/p/a/__init__.py": true, "/p/b.py": true, "/q/m.py": true, "/q/r/m/__init__.py": true,
+		"/p/c.py": false, "/q/xm.py": false, "/m.pyc": false, "/p/a/x.py": false,
+	} {
+		if set.has(p) != want {
+			t.Errorf("%s looked up: %v, want %v", p, set.has(p), want)
+		}
+	}
+}

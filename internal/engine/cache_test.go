@@ -196,13 +196,13 @@ func TestCacheInvalidation(t *testing.T) {
 		}, false, 1},
 		{"a file added", func() {
 			write(t, dir, "extra.py", "x = 1\n")
-		}, false, 1},
+		}, true, 1},
 		{"a file removed", func() {
 			if err := os.Remove(filepath.Join(dir, "extra.py")); err != nil {
 				t.Fatal(err)
 			}
-		}, false, 1},
-		{"a file renamed (as many files as before)", func() {
+		}, true, 1},
+		{"a parsed file renamed (as many files as before)", func() {
 			if err := os.Rename(filepath.Join(dir, "model.py"), filepath.Join(dir, "model2.py")); err != nil {
 				t.Fatal(err)
 			}
@@ -215,6 +215,65 @@ func TestCacheInvalidation(t *testing.T) {
 		if res.Stats.Cached != s.cached || len(res.Report.Findings) != s.n || got != want {
 			t.Errorf("%s: cached %v (want %v), %d findings (want %d), same as without a cache %v",
 				s.what, res.Stats.Cached, s.cached, len(res.Report.Findings), s.n, got == want)
+		}
+	}
+}
+
+// TestCacheScope: an entry holds for files added or removed that the analysis would not have
+// read: an added file that mentions no needle, a removed one it did not parse, neither of
+// them where an import looked for a module (that may resolve to another module, or to none)
+// nor an __init__.py that makes a parsed script a package's module.
+func TestCacheScope(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
+	write(t, dir, "pkg/__init__.py", "")
+	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
+	// `memory` is found by its name anywhere in the tree: pkg/memory.py.
+	write(t, dir, "train.py", strings.Replace(trainText, "pkg.memory", "memory", 1))
+	write(t, dir, "tools/swap.py", "import torch\n\nbuf = torch.zeros(1 << 20, device='cuda')\ndel buf\ntorch.cuda.empty_cache()\n")
+	age(t, dir)
+	cache := t.TempDir()
+	first, _ := runCached(t, cache, []string{dir}, dir)
+	if first.Stats.Cached || len(first.Report.Findings) != 1 {
+		t.Fatalf("first run: cached %v, %d findings", first.Stats.Cached, len(first.Report.Findings))
+	}
+	remove := func(name string) func() {
+		return func() {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps := []struct {
+		what   string
+		change func()
+		miss   string // why the entry does not hold ("" when it does)
+		n      int    // findings after the change
+	}{
+		{"a file added that nothing looked for", func() { write(t, dir, "notes.py", "x = 1\n") }, "", 1},
+		{"a file added in a new folder", func() { write(t, dir, "docs/conf.py", "project = 'p'\n") }, "", 1},
+		{"a file removed that was not parsed", remove("notes.py"), "", 1},
+		{"a file added that mentions a needle", func() { write(t, dir, "eval.py", "from memory import free_gpu\n") },
+			"eval.py was added and names a name searched for", 1},
+		// The import now finds this module first, which re-exports a module without the
+		// helper: the call no longer reaches the cache. It names no needle.
+		{"a module added where an import looks first", func() { write(t, dir, "memory.py", "from pkg.other import *\n") },
+			"memory.py was added where the analysis looked for a module", 0},
+		{"that module removed", remove("memory.py"), "memory.py, which the analysis parsed, was removed", 1},
+		// A package's module-level code runs on import, not after a person's `del`.
+		{"an __init__.py added beside a parsed script", func() { write(t, dir, "tools/__init__.py", "") },
+			filepath.Join("tools", "__init__.py") + " was added where the analysis looked for a module", 1},
+		{"a file removed that was parsed", remove("eval.py"), "eval.py, which the analysis parsed, was removed", 1},
+	}
+	for _, s := range steps {
+		s.change()
+		age(t, dir)
+		res, got := runCached(t, cache, []string{dir}, dir)
+		_, want := runCached(t, "", []string{dir}, dir)
+		miss := res.Stats.CacheMiss
+		if res.Stats.Cached != (s.miss == "") || s.miss != "" && !strings.HasSuffix(miss, s.miss) || len(res.Report.Findings) != s.n || got != want {
+			t.Errorf("%s: cached %v, miss %q (want %q), %d findings (want %d), same as without a cache %v",
+				s.what, res.Stats.Cached, miss, s.miss, len(res.Report.Findings), s.n, got == want)
 		}
 	}
 }

@@ -121,6 +121,13 @@ type Stats struct {
 	// and found changed in nothing the analysis read of them (or not at all).
 	Cached bool
 	Reread int
+	// CacheMiss says, when the cache held an analysis that did not hold for this run, which
+	// change made it not hold ("" otherwise, and when only files it parsed changed).
+	CacheMiss string
+	// Added and Removed count the files added to the analysis scope, and removed from it,
+	// since the analysis the cache kept, when that analysis held for the run's scope (or
+	// for the files it did not parse, the graph kept): none of them mattered to it.
+	Added, Removed int
 	// CacheDir is the cache folder read or written ("" without a cache).
 	CacheDir string
 }
@@ -300,7 +307,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		cache.stat()
 		pr.a = cache.load(opts.Calls, gcOn)
 		region.End()
-		out.Stats.CacheDir = cache.dir
+		out.Stats.CacheDir, out.Stats.Added, out.Stats.Removed, out.Stats.CacheMiss = cache.dir, cache.added, cache.removed, cache.miss
 	}
 	gcOn()
 	if pr.a == nil {

@@ -29,8 +29,9 @@ func (rc *resultCache) graphFile() string {
 // editedEntry is an entry that held but for the texts of some files it parsed.
 type editedEntry struct {
 	a *analysed
-	// graph is the entry's graph store's SHA-256 (cacheEntry.Graph).
-	graph []byte
+	// graph is the entry's graph store's SHA-256 (cacheEntry.Graph), lookups its
+	// cacheEntry.Lookups.
+	graph, lookups []byte
 	// parsed are the files the entry's analysis parsed, changed those whose text changed.
 	parsed, changed []string
 }
@@ -71,8 +72,12 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 	if sum := sha256.Sum256(data); !bytes.Equal(sum[:], e.graph) {
 		return nil
 	}
+	lookups, err := decodeLookups(e.lookups)
+	if err != nil {
+		return nil
+	}
 	return &driver.Kept{Graph: data, Parsed: e.parsed, Changed: e.changed, Needles: e.a.Needles,
-		Rounds: e.a.Rounds, ImportsAsked: e.a.ImportsAsked}
+		Rounds: e.a.Rounds, ImportsAsked: e.a.ImportsAsked, Lookups: lookups}
 }
 
 // saveGraph writes the graph store and returns its SHA-256 for the entry, nil when it was not
