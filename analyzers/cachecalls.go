@@ -81,6 +81,9 @@ type CallGraph struct {
 	// not taken.
 	kept      []byte
 	keptFiles int
+	// keptAgain is how many unchanged files had their calls found again: they read what an
+	// edit changed.
+	keptAgain int
 	keptAsked map[string]map[string]bool
 	keptMiss  string
 }
@@ -360,6 +363,17 @@ type fileGraph struct {
 	// untrusted: some call read an answer no probe tells the change of (probeUnknown), so
 	// the file is looked at again every round.
 	untrusted bool
+	// cross holds every answer the file's calls read, found or not (crossRead), for a run
+	// after an edit; like reads, it may hold what a call read before it was found again.
+	cross map[crossRead]struct{}
+}
+
+// newFileGraph is an empty fileGraph, or one that goes on from last's reads.
+func newFileGraph(last *fileGraph) *fileGraph {
+	if last != nil {
+		return &fileGraph{reads: last.reads, untrusted: last.untrusted, cross: last.cross}
+	}
+	return &fileGraph{reads: map[int32]struct{}{}, cross: map[crossRead]struct{}{}}
 }
 
 // readsAny reports whether the file's calls read one of the answers in changed.
@@ -593,7 +607,7 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 			out[order[k]] = workers[w].graphOf(f, memo.files[f], extra, memo)
 			return
 		}
-		fg := &fileGraph{reads: map[int32]struct{}{}}
+		fg := newFileGraph(nil)
 		workers[w].resolveShare(fg, f, sh, extra, memo)
 		out[order[k]] = fg
 	})
@@ -606,10 +620,7 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 			i++
 			continue
 		}
-		fg := &fileGraph{reads: map[int32]struct{}{}}
-		if last := memo.files[f]; last != nil {
-			fg.reads, fg.untrusted = last.reads, last.untrusted
-		}
+		fg := newFileGraph(memo.files[f])
 		for ; i < len(parts) && files[parts[i].file] == f; i++ {
 			part := out[i]
 			fg.targets = append(fg.targets, part.targets...)
@@ -618,6 +629,9 @@ func (proj *project) graphsOf(files []*pyparse.File, extra map[string]bool, memo
 			fg.untrusted = fg.untrusted || part.untrusted
 			for id := range part.reads {
 				fg.reads[id] = struct{}{}
+			}
+			for r := range part.cross {
+				fg.cross[r] = struct{}{}
 			}
 		}
 		memo.files[f] = fg
@@ -642,10 +656,7 @@ func largestFirst(n int, size func(i int) int) []int {
 // found it while what it read holds (resolved), found again otherwise. last is what the
 // file contributed before, nil in the round that parsed it.
 func (proj *project) graphOf(f *pyparse.File, last *fileGraph, extra map[string]bool, memo *graphMemo) *fileGraph {
-	fg := &fileGraph{reads: map[int32]struct{}{}}
-	if last != nil {
-		fg.reads, fg.untrusted = last.reads, last.untrusted
-	}
+	fg := newFileGraph(last)
 	proj.resolveShare(fg, f, share{to: len(f.Calls), entered: true}, extra, memo)
 	return fg
 }
@@ -655,7 +666,13 @@ func (proj *project) resolveShare(fg *fileGraph, f *pyparse.File, sh share, extr
 	// resolve brings a slot up to date and, when its call was found again, adds what that
 	// read to the file's reads.
 	resolve := func(slot *resolvedCall, find func(*callPart)) *resolvedCall {
-		if proj.resolved(slot, find) && slot.probes != 0 {
+		if !proj.resolved(slot, find) {
+			return slot
+		}
+		for _, r := range proj.cross {
+			fg.cross[r] = struct{}{}
+		}
+		if slot.probes != 0 {
 			for _, n := range proj.table.set(slot.probes) {
 				if proj.table.probe(n).kind == probeUnknown {
 					fg.untrusted = true

@@ -28,7 +28,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	parsed := g.Parsed()
 	out := &engine.Facts{Files: make(map[string]*engine.File, len(parsed.Files)), Seen: parsed.Seen,
 		Parsed: parsed.Parsed, Reused: int(parsed.Reused.Load()), Rounds: g.Rounds, Needles: g.Needles,
-		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed, Kept: g.keptFiles, KeptMiss: g.keptMiss, Graph: g.kept,
+		ImportsAsked: parsed.ImportsAsked(), Unread: parsed.Unread(), Signatures: parsed, Kept: g.keptFiles, KeptAgain: g.keptAgain, KeptMiss: g.keptMiss, Graph: g.kept,
 		Lookups: g.Project.looked.lookups()}
 	for path, asked := range g.keptAsked {
 		// Asked by the calls of files whose graph was kept, of files still unparsed.

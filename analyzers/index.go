@@ -105,6 +105,10 @@ type project struct {
 	probes      []probe
 	recording   bool
 	cacheProbes map[probeKey][]probe
+	// cross are the answers the call being resolved read, found or not, while recording
+	// (crossRead); cacheCross those computing each cached answer read.
+	cross      []crossRead
+	cacheCross map[probeKey][]crossRead
 	// jobs is how many goroutines reindex reads a round's files on (0: GOMAXPROCS).
 	jobs int
 	// table numbers the probes calls recorded (shared with the workers), through the
@@ -304,7 +308,7 @@ func (p *project) worker() *project {
 	w.newCaches()
 	w.modCache, w.modShared = map[modKey]string{}, p.modCache
 	w.fileDirs, w.dirsShared = map[*pyparse.File]string{}, p.fileDirs
-	w.probes, w.recording, w.wantClasses = nil, false, false
+	w.probes, w.recording, w.wantClasses, w.cross = nil, false, false, nil
 	w.probeCache = newProbeCache()
 	w.ownLoops = map[*pyparse.Node]bool{}
 	return &w
@@ -323,6 +327,7 @@ func (p *project) newCaches() {
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
 	p.cacheProbes = map[probeKey][]probe{}
+	p.cacheCross = map[probeKey][]crossRead{}
 }
 
 // merge takes in what a worker found that outlives the round: the modules its lookups want
@@ -1501,7 +1506,7 @@ func (p *project) resolveQualified(f *pyparse.File, full string, depth int) *fun
 			// re-export is an import (`from .memory_utils import *`, `from .memory_utils
 			// import cleanup`): a module whose import statements name neither the
 			// function nor `*` defines the function itself, calling no helper.
-			if p.isFuncName(parts[len(parts)-1]) && (cut < len(parts)-1 || p.res.MayImport(file, parts[cut])) {
+			if p.isFuncName(parts[len(parts)-1]) && (cut < len(parts)-1 || p.mayImport(file, parts[cut])) {
 				p.want[file] = true
 			}
 			return nil

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/trace"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
@@ -18,30 +19,37 @@ import (
 	"github.com/cachelint/cachelint/pyparse"
 )
 
-// A run after an edit (a commit, a save) usually changes the bodies of a few functions of
-// files the last run parsed. Everything else a resolved call read is as it was, so what each
-// unchanged file's calls contributed to the call graph (its targets and edges) still holds,
-// when two things hold as well:
+// A run after an edit (a commit, a save) usually changes a few files the last run parsed.
+// What each unchanged file's calls contributed to the call graph (its targets and edges)
+// still holds when nothing its calls read changed, and the run parses the same files:
 //
-//   - what other files can read of a changed file is unchanged: its interface, the file
-//     without comments and without the statements of function bodies that are calls,
-//     strings (docstrings) or `pass` (interfaceOf). A resolver looking into another file
+//   - a changed file whose interface is as it was (the file without comments and without
+//     the statements of function bodies that are calls, strings or `pass`: interfaceOf)
+//     changed nothing another file can read of it. A resolver looking into another file
 //     reads its definitions, imports, classes and bases, assignments, returns and loops,
 //     never such a statement of a function body (it binds no name; a lambda or a walrus in
-//     one keeps the statement in the interface);
+//     one keeps the statement in the interface). Its own calls that line up with the kept
+//     ones (the same print: text, function and bindings before) keep theirs too;
+//   - a changed file whose interface changed has all its calls found again, and so does
+//     every file whose calls read something it changed (delta): the file itself (a module
+//     looked up and read into, or a subclass's file), a function name or class field it
+//     defined or defines now, the subclasses of a class whose list is another now. What a
+//     file's calls read is kept with its record: every answer of the kinds the probes of
+//     a round record (probes.go), found or not, as a crossRead; a kept call with an edge
+//     into the changed file is found again whatever its reads say;
 //   - the run parses the same files: with the graph built, its helpers (by file and
-//     function), the needles they give and the allocator settings' needles are the last
-//     run's, no module is wanted that was not parsed, and each changed file still mentions
-//     a needle. The prefilter's rounds are then what they were (each parses the files that
-//     mention the needles of the helpers found so far, and a helper's needles come from its
-//     callees, which mention their own), so the last run's files are parsed at once and the
-//     rounds are not run again.
+//     qualified name), the needles they give and the allocator settings' needles are the
+//     last run's, no module is wanted that was not parsed, and each changed file still
+//     mentions a needle. The prefilter's rounds are then what they were (each parses the
+//     files that mention the needles of the helpers found so far, and a helper's needles
+//     come from its callees, which mention their own), so the last run's files are parsed
+//     at once and the rounds are not run again.
 //
-// Then only the changed files' calls are resolved; any check that fails runs the analysis
-// in full, as a run without kept results does. The classification runs in full either way.
+// Any check that fails runs the analysis in full, as a run without kept results does. The
+// classification runs in full either way.
 
 // keptFormat starts an encoded kept graph; it changes whenever the layout does.
-const keptFormat = "cachelint-graph-1\n"
+const keptFormat = "cachelint-graph-2\n"
 
 // interfaceOf reads f's interface: its digest, the SHA-256 of what other files' resolution
 // can read of f (its tree's kinds and leaf texts in order, without comments and without the
@@ -192,6 +200,11 @@ type keptFile struct {
 	calls, entered     int
 	prints             []uint64
 	callParts, enParts []keptPart
+	// cross are the answers its calls read (crossRead), funcs the names of its functions
+	// and fields the class fields it declares: what it gave the tables of function names
+	// and fields.
+	cross         []crossRead
+	funcs, fields []string
 }
 
 // keptPart is what one call contributed, by slot: targets by spelling, edges by callee.
@@ -211,12 +224,14 @@ type keptGraph struct {
 	paths   []string
 	records map[string]keptRecord
 	helpers map[helperID]bool
+	// subclasses is the table of the project's subclasses (subclassTable).
+	subclasses map[string]bool
 }
 
-// helperID names a function across runs: its file and its index among the file's functions.
+// helperID names a function across runs: its file and its qualified name, with the number
+// of functions of that name before it in the file (a function added before it keeps it).
 type helperID struct {
-	path string
-	fn   int
+	path, qual string
 }
 
 // encodeKept encodes what the graph's files contributed (memo) and its helpers, for the next
@@ -279,6 +294,36 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 			}
 			b = binary.AppendUvarint(b, 0) // the end of the calls', then the with items' slots
 		}
+		var cross []crossRead
+		if fg := memo.files[f]; fg != nil {
+			cross = slices.Collect(maps.Keys(fg.cross))
+			if fg.untrusted {
+				cross = append(cross, crossRead{kind: probeUnknown})
+			}
+		}
+		slices.SortFunc(cross, func(a, b crossRead) int { return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.name, b.name)) })
+		// Each name after the length of the prefix it shares with the one before: sorted,
+		// the modules' paths share most of theirs (unsloth's store is 1.26 MB written whole).
+		b = binary.AppendUvarint(b, uint64(len(cross)))
+		prev := ""
+		for _, r := range cross {
+			n := 0
+			for n < len(r.name) && n < len(prev) && r.name[n] == prev[n] {
+				n++
+			}
+			b = binary.AppendUvarint(append(b, byte(r.kind)), uint64(n))
+			b = appendString(b, r.name[n:])
+			prev = r.name
+		}
+		b = binary.AppendUvarint(b, uint64(len(f.Functions)))
+		for _, fn := range f.Functions {
+			b = appendString(b, fn.Name)
+		}
+		fields := declaredFields(f)
+		b = binary.AppendUvarint(b, uint64(len(fields)))
+		for _, name := range fields {
+			b = appendString(b, name)
+		}
 		parts[i] = append(binary.AppendUvarint(appendString(nil, f.Path), uint64(len(b))), b...)
 	})
 	out := []byte(keptFormat)
@@ -292,13 +337,38 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 		helpers = append(helpers, fnIndex.id(g.FileOf[fn], fn))
 	}
 	slices.SortFunc(helpers, func(a, b helperID) int {
-		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.fn, b.fn))
+		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.qual, b.qual))
 	})
 	out = binary.AppendUvarint(out, uint64(len(helpers)))
 	for _, h := range helpers {
 		out = binary.AppendUvarint(out, uint64(index[h.path]))
-		out = binary.AppendUvarint(out, uint64(h.fn))
+		out = appendString(out, h.qual)
 	}
+	table := subclassTable(g.Project)
+	out = binary.AppendUvarint(out, uint64(len(table)))
+	for _, e := range table {
+		out = appendString(out, e)
+	}
+	return out
+}
+
+// subclassTable is the project's table of subclasses as a later run compares it: an entry
+// "base\x00subclass" for each, a class named by its file's path and its qualified name.
+func subclassTable(p *project) []string {
+	pathOf := map[*pyparse.Class]string{}
+	for _, f := range p.res.Files {
+		for _, c := range f.Classes {
+			pathOf[c] = f.Path
+		}
+	}
+	var out []string
+	for cls, subs := range p.subclasses {
+		base := pathOf[cls] + "#" + cls.QualName
+		for _, s := range subs {
+			out = append(out, base+"\x00"+s.file.Path+"#"+s.cls.QualName)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -336,7 +406,13 @@ func (x funcIndexes) of(f *pyparse.File, fn *pyparse.Function) int {
 
 // id names fn, a function of f, across runs.
 func (x funcIndexes) id(f *pyparse.File, fn *pyparse.Function) helperID {
-	return helperID{f.Path, x.of(f, fn)}
+	n := 0
+	for _, other := range f.Functions[:x.of(f, fn)] {
+		if other.QualName == fn.QualName {
+			n++
+		}
+	}
+	return helperID{f.Path, fn.QualName + "#" + strconv.Itoa(n)}
 }
 
 func appendString(b []byte, s string) []byte {
@@ -371,11 +447,20 @@ func decodeKept(data []byte) (*keptGraph, error) {
 		}
 	}
 	for range d.uint() {
-		file, fn := d.uint(), d.uint()
+		file := d.uint()
+		qual := d.string()
 		if d.err != nil || file >= n {
 			return nil, errKept
 		}
-		kg.helpers[helperID{kg.paths[file], int(fn)}] = true
+		kg.helpers[helperID{kg.paths[file], qual}] = true
+	}
+	kg.subclasses = map[string]bool{}
+	for range d.uint() {
+		e := d.string()
+		if d.err != nil {
+			return nil, errKept
+		}
+		kg.subclasses[e] = true
 	}
 	if d.err != nil || len(d.b) != 0 {
 		return nil, errKept
@@ -437,6 +522,25 @@ func (kg *keptGraph) file(path string) (*keptFile, error) {
 				kf.callParts = append(kf.callParts, kp)
 			} else {
 				kf.enParts = append(kf.enParts, kp)
+			}
+		}
+	}
+	prev := ""
+	for range d.uint() {
+		kind := probeKind(d.byte())
+		shared := d.uint()
+		rest := d.bytes(d.uint())
+		if d.err != nil || kind > probeImport || shared > uint64(len(prev)) {
+			return nil, errKept
+		}
+		prev = prev[:shared] + string(rest)
+		kf.cross = append(kf.cross, crossRead{kind, prev})
+	}
+	for _, list := range []*[]string{&kf.funcs, &kf.fields} {
+		for range d.uint() {
+			*list = append(*list, d.string())
+			if d.err != nil {
+				return nil, errKept
 			}
 		}
 	}
@@ -584,32 +688,78 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	// The kept files' calls look nothing up this run: what their lookups asked for still
 	// matters to the next.
 	proj.looked.add(k.Lookups)
+	// The tables of names and classes first: a changed interface is told by what it
+	// changed in them.
+	proj.reindex()
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
 	mentions := pyparse.Matcher(k.Needles)
+	// The changed files first. One whose interface is the kept one has its calls lined up
+	// with the kept ones; one whose interface changed has them all found again, and so do
+	// the files whose calls read something it changed (delta): the file itself, a
+	// function name or class field it defined or defines now, the subclasses of a class.
+	delta := map[crossRead]bool{}
+	aligned := map[string][]int{}
+	keptOf := map[string]*keptFile{}
+	for _, path := range k.Changed {
+		f := res.ByPath[path]
+		kf, err := kg.file(path)
+		if err != nil {
+			return nil, "its store does not decode", nil
+		}
+		if kf == nil {
+			return nil, path + " is not in its graph store", nil
+		}
+		if !mentions(f.Src, nil) {
+			return nil, path + " mentions none of the names searched for now", nil
+		}
+		keptOf[path] = kf
+		digest, prints := interfaceOf(f)
+		if digest == kf.digest {
+			// A with statement is in the interface: the with items are the kept ones.
+			aligned[path] = alignCalls(kf.prints, prints)
+			continue
+		}
+		delta[crossRead{probeParsed, path}] = true
+		var names []string
+		for _, fn := range f.Functions {
+			names = append(names, fn.Name)
+		}
+		for _, n := range symmetricDifference(kf.funcs, names) {
+			delta[crossRead{probeFuncName, n}] = true
+		}
+		for _, n := range symmetricDifference(kf.fields, declaredFields(f)) {
+			delta[crossRead{probeField, n}] = true
+		}
+	}
+	if len(delta) > 0 {
+		for _, e := range symmetricDifference(slices.Collect(maps.Keys(kg.subclasses)), subclassTable(proj)) {
+			base, _, _ := strings.Cut(e, "\x00")
+			_, qual, _ := strings.Cut(base, "#")
+			delta[crossRead{probeSubclasses, qual}] = true
+		}
+	}
 	// Each file's calls from its record, on every CPU; misses[i] says why file i's do not
-	// hold.
+	// hold, again[i] that they are found again.
 	type keptCalls struct {
 		calls, entered []resolvedCall
 		encoded        []byte
+		cross          []crossRead
 	}
 	taken := make([]keptCalls, len(res.Files))
 	misses := make([]string, len(res.Files))
+	again := make([]bool, len(res.Files))
 	parallel.For(len(res.Files), pass.Settings.Jobs, func(_, i int) {
 		f := res.Files[i]
-		kf, err := kg.file(f.Path)
-		if err != nil {
-			misses[i] = "its store does not decode"
+		if changed[f.Path] && aligned[f.Path] == nil {
+			again[i] = true
 			return
 		}
-		var digest [32]byte
-		var prints []uint64
-		if changed[f.Path] && kf != nil {
-			// Told first: a changed file whose with items are not the kept ones changed
-			// its interface (a with statement is in it).
-			digest, prints = interfaceOf(f)
-			if digest != kf.digest {
-				misses[i] = f.Path + " changed in more than the call, string and pass statements of function bodies"
+		kf := keptOf[f.Path]
+		if kf == nil {
+			var err error
+			if kf, err = kg.file(f.Path); err != nil {
+				misses[i] = "its store does not decode"
 				return
 			}
 		}
@@ -617,15 +767,16 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			misses[i] = f.Path + " is not in its graph store as it is now"
 			return
 		}
+		// A call into a file whose interface changed that its reads did not show (its
+		// functions may be others now) is found again rather than trusted.
+		if len(delta) > 0 && (!changed[f.Path] && readsAny(kf.cross, delta) || kg.callsInto(kf, delta)) {
+			again[i] = true
+			return
+		}
 		at := func(slot int) int { return slot }
 		var mapped []bool
-		if changed[f.Path] {
-			if !mentions(f.Src, nil) {
-				misses[i] = f.Path + " mentions none of the names searched for now"
-				return
-			}
+		if align := aligned[f.Path]; align != nil {
 			// The calls that line up with the kept ones are theirs; the others are found.
-			align := alignCalls(kf.prints, prints)
 			at = func(slot int) int { return align[slot] }
 			mapped = make([]bool, len(f.Calls))
 			for _, j := range align {
@@ -644,20 +795,31 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 				calls[j] = resolvedCall{} // found again
 			}
 		}
-		taken[i] = keptCalls{calls, entered, kf.encoded}
+		taken[i] = keptCalls{calls, entered, kf.encoded, kf.cross}
 	})
 	keptFiles := map[string][]byte{}
+	var keptReads [][]crossRead // what the kept calls read
 	for i, f := range res.Files {
 		if misses[i] != "" {
 			return nil, misses[i], nil
 		}
+		if again[i] {
+			continue
+		}
 		memo.calls[f], memo.entered[f] = taken[i].calls, taken[i].entered
+		keptReads = append(keptReads, taken[i].cross)
 		if !changed[f.Path] {
 			keptFiles[f.Path] = taken[i].encoded
 		}
 	}
-	proj.reindex()
 	g = buildGraph(proj, res, extra, memo)
+	for path := range aligned {
+		// What the kept calls of a lined-up file read, for its record.
+		fg := memo.files[res.ByPath[path]]
+		for _, r := range keptOf[path].cross {
+			fg.cross[r] = struct{}{}
+		}
+	}
 	// The same files parsed: the same needles, and nothing more wanted.
 	needles := map[string]bool{}
 	for _, n := range first {
@@ -689,7 +851,12 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		return nil, "a file it did not parse is wanted now", nil
 	}
 	g.Rounds, g.Needles = k.Rounds, k.Needles
-	g.keptFiles, g.keptAsked = len(keptFiles), k.ImportsAsked
+	g.keptFiles, g.keptAsked = len(keptFiles), keptQuestions(k.ImportsAsked, keptReads)
+	for i, f := range res.Files {
+		if again[i] && !changed[f.Path] {
+			g.keptAgain++
+		}
+	}
 	if pass.Settings.Trees != nil {
 		region := trace.StartRegion(ctx, "graph store")
 		g.kept = encodeKept(g, memo, keptFiles)
@@ -697,6 +864,82 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	}
 	proj.graphDone()
 	return g, "", nil
+}
+
+// keptQuestions are the questions about unparsed modules' imports that the kept calls asked
+// (reads: the records of the files whose calls were kept, whole or lined up), with the
+// answers the last run got (asked). The last run's other questions were asked by calls
+// found again this run, which asked them again if they still matter: a question kept that
+// no call asks any more is one a later edit of the module would fail the cache on for
+// nothing.
+func keptQuestions(asked map[string]map[string]bool, reads [][]crossRead) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, reads := range reads {
+		for _, r := range reads {
+			if r.kind != probeImport {
+				continue
+			}
+			path, name, _ := strings.Cut(r.name, "\x00")
+			if yes, ok := asked[path][name]; ok {
+				if out[path] == nil {
+					out[path] = map[string]bool{}
+				}
+				out[path][name] = yes
+			}
+		}
+	}
+	return out
+}
+
+// symmetricDifference is the strings in one of a and b and not in the other, sorted.
+func symmetricDifference(a, b []string) []string {
+	in := func(list []string) map[string]bool {
+		m := make(map[string]bool, len(list))
+		for _, s := range list {
+			m[s] = true
+		}
+		return m
+	}
+	ina, inb := in(a), in(b)
+	var out []string
+	for s := range ina {
+		if !inb[s] {
+			out = append(out, s)
+		}
+	}
+	for s := range inb {
+		if !ina[s] {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// callsInto reports whether one of kf's kept calls has an edge into a file that delta
+// names.
+func (kg *keptGraph) callsInto(kf *keptFile, delta map[crossRead]bool) bool {
+	for _, parts := range [2][]keptPart{kf.callParts, kf.enParts} {
+		for _, kp := range parts {
+			for _, e := range kp.edges {
+				if delta[crossRead{probeParsed, kg.paths[e.file]}] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readsAny reports whether reads holds an answer of delta, or one computed while nothing
+// recorded (probeUnknown), to which any change may matter.
+func readsAny(reads []crossRead, delta map[crossRead]bool) bool {
+	for _, r := range reads {
+		if r.kind == probeUnknown || delta[r] {
+			return true
+		}
+	}
+	return false
 }
 
 // sameHelpers reports whether g's helpers are the kept ones.

@@ -1,9 +1,11 @@
 package analyzers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/token"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -111,6 +113,12 @@ func TestCallPrints(t *testing.T) {
 // TestKeptRoundTrip: over the fixture projects, a graph built from a kept graph's slots is
 // the graph it was kept from, with its helpers; a kept graph cut short does not decode.
 func TestKeptRoundTrip(t *testing.T) {
+	crossReads := 0
+	defer func() {
+		if crossReads == 0 {
+			t.Error("no call of the fixtures read anything")
+		}
+	}()
 	for dir, files := range fixtureProjects(t) {
 		res := pyparse.NewResult(files, os.ReadFile, token.NewFileSet(), 1)
 		if err := res.ParseFiles(context.Background(), files); err != nil {
@@ -128,12 +136,30 @@ func TestKeptRoundTrip(t *testing.T) {
 		if !sameHelpers(g, kg.helpers) {
 			t.Errorf("%s: other helpers kept", dir)
 		}
+		if got, want := slices.Sorted(maps.Keys(kg.subclasses)), subclassTable(proj); !slices.Equal(got, want) {
+			t.Errorf("%s: subclasses kept %q, want %q", dir, got, want)
+		}
 		again := newGraphMemo()
 		for _, f := range res.Files {
 			kf, err := kg.file(f.Path)
 			if err != nil || kf == nil {
 				t.Fatalf("%s: %s not kept (%v)", dir, f.Path, err)
 			}
+			// What the file's calls read, its function names and fields, as built.
+			var names []string
+			for _, fn := range f.Functions {
+				names = append(names, fn.Name)
+			}
+			fg := memo.files[f]
+			reads := slices.Collect(maps.Keys(fg.cross))
+			if fg.untrusted {
+				reads = append(reads, crossRead{kind: probeUnknown})
+			}
+			slices.SortFunc(reads, func(a, b crossRead) int { return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.name, b.name)) })
+			if !slices.Equal(kf.cross, reads) || !slices.Equal(kf.funcs, names) || !slices.Equal(kf.fields, declaredFields(f)) {
+				t.Errorf("%s: %s kept reads %v, functions %q, fields %q; want %v, %q, %q", dir, f.Path, kf.cross, kf.funcs, kf.fields, reads, names, declaredFields(f))
+			}
+			crossReads += len(kf.cross)
 			calls, entered, ok := kg.slots(f, kf, res, func(i int) int { return i })
 			if !ok {
 				t.Fatalf("%s: %s: an edge names no function", dir, f.Path)

@@ -28,6 +28,9 @@ const (
 	probeField                       // some parsed class body declares the field name
 	probeSubclasses                  // the project subclasses of cls
 	probeUnknown                     // read while nothing recorded: never trusted again
+	// probeImport is no probe: a crossRead of a question asked about an unparsed module's
+	// imports (pyparse.Result.MayImport), named by the module's path, a NUL and the name.
+	probeImport
 )
 
 type probe struct {
@@ -118,11 +121,36 @@ func (p *project) note(pr probe) {
 	}
 }
 
+// A run after an edit keeps the call graph of the files whose calls read nothing that the
+// edit changed (kept.go). Within a run an answer found stays found, so probes record only
+// the answers that can still change; across runs a changed file can take back what it
+// defined, and the files a call read into can change. So, while recording, the project
+// also logs every answer a call read, found or not, as a crossRead: the modules it looked
+// up (parsed or not), the function names and class fields it asked about, and whether it
+// read a class's subclasses. Cached answers replay theirs as they replay their probes.
+
+// crossRead is an answer a call read, as a later run names it: its kind, and the module's
+// path, the name asked about or the qualified name of the class whose subclasses were read
+// ("" for probeUnknown, an answer computed while nothing recorded: every change may matter
+// to it).
+type crossRead struct {
+	kind probeKind
+	name string
+}
+
+// read logs an answer the call being resolved read, while recording.
+func (p *project) read(kind probeKind, name string) {
+	if p.recording {
+		p.cross = append(p.cross, crossRead{kind, name})
+	}
+}
+
 // noteMissing records a probe of an answer that can still change: a module not parsed yet,
 // a name no parsed function or class field has yet. Files are only ever added to a parse,
 // so an answer found stays found, and its probe would always hold: a call resolved through
 // the modules a package star-imports read hundreds of them, each a probe kept with the call.
 func (p *project) noteMissing(kind probeKind, name string, found bool) {
+	p.read(kind, name)
 	if !found {
 		p.note(probe{kind: kind, name: name})
 	}
@@ -155,11 +183,24 @@ func (p *project) isField(name string) bool {
 	return ok
 }
 
+// mayImport asks whether the unparsed module file's import statements may bind name
+// (pyparse.Result.MayImport), logging the question for a run after an edit: the run keeps
+// the questions its kept calls asked (keptQuestions).
+func (p *project) mayImport(file, name string) bool {
+	p.read(probeImport, file+"\x00"+name)
+	return p.res.MayImport(file, name)
+}
+
 // subclassesOf are the project classes that name cls as a base.
 func (p *project) subclassesOf(cls *pyparse.Class) []classRef {
 	subs := p.subclasses[cls]
 	// The round's list itself, not a copy: reindex builds new lists and never changes one.
 	p.note(probe{kind: probeSubclasses, cls: cls, subs: subs})
+	p.read(probeSubclasses, cls.QualName)
+	for _, sub := range subs {
+		// Read into as a module looked up is (parsedFile).
+		p.read(probeParsed, sub.file.Path)
+	}
 	return subs
 }
 
@@ -199,18 +240,21 @@ func (p *project) holds(set int32) bool {
 func (p *project) cachedProbes(key probeKey) {
 	if p.recording {
 		p.probes = append(p.probes, p.cacheProbes[key]...)
+		p.cross = append(p.cross, p.cacheCross[key]...)
 	}
 }
 
 // computing starts computing a cached answer; calling what it returns keeps what the
 // computation read with the answer.
 func (p *project) computing(key probeKey) func() {
-	start, recording := len(p.probes), p.recording
+	start, crossStart, recording := len(p.probes), len(p.cross), p.recording
 	return func() {
 		if recording && p.recording {
 			p.cacheProbes[key] = slices.Clone(p.probes[start:])
+			p.cacheCross[key] = slices.Clone(p.cross[crossStart:])
 		} else {
 			p.cacheProbes[key] = []probe{{kind: probeUnknown}}
+			p.cacheCross[key] = []crossRead{{kind: probeUnknown}}
 		}
 	}
 }
@@ -220,11 +264,13 @@ func (p *project) computing(key probeKey) func() {
 // classification starts on the 15-project tree).
 func (p *project) graphDone() {
 	p.table, p.probeCache, p.probes, p.cacheProbes = nil, nil, nil, map[probeKey][]probe{}
+	p.cross, p.cacheCross = nil, map[probeKey][]crossRead{}
 }
 
-// record resolves one call with the probes recorded, and returns the number of their set.
+// record resolves one call with the probes recorded, and returns the number of their set;
+// the answers it read are p.cross until the next record.
 func (p *project) record(resolve func()) int32 {
-	p.recording, p.probes = true, p.probes[:0]
+	p.recording, p.probes, p.cross = true, p.probes[:0], p.cross[:0]
 	resolve()
 	p.recording = false
 	return p.intern(p.probes)

@@ -5,6 +5,9 @@
 #   TREES: the folder materialise.sh filled; WORK: a scratch folder (emptied); MODE:
 #   edit  two edits of the first file naming empty_cache (a comment; a new helper named train)
 #   star  `from .zz_unrelated import *` appended to every __init__.py (import questions)
+#   interface  edits that change what other files may read of the first two files naming
+#         empty_cache, one after another: a module-level assignment, a function, a class and
+#         an import appended; an assignment before the first empty_cache line
 #   scope files added and removed, one after another (the scope an entry holds for): a new
 #         module; a module without needles named as the first file naming empty_cache, at
 #         the root and in a new folder (where an import of that name may look first, or
@@ -42,6 +45,30 @@ for t in "$trees"/*/; do
     "$bin" check --cache-dir "$work/c_$n" --no-config --exit-zero --project-root . . >/dev/null 2>&1
     find . -name __init__.py | while read -r f; do printf '\nfrom .zz_unrelated import *\n' >> "$f"; done
     same "$n" "star imports"
+    ;;
+  interface)
+    mapfile -t fs < <(grep -rl --include='*.py' empty_cache . | sort | head -2)
+    [ "${#fs[@]}" -gt 0 ] || { cd - >/dev/null; continue; }
+    for f in "${fs[@]}"; do cp --remove-destination "$f" "$f.x"; mv "$f.x" "$f"; touch -d '-1 hour' "$f"; done
+    "$bin" check --cache-dir "$work/c_$n" --no-config --exit-zero --project-root . . >/dev/null 2>&1
+    for f in "${fs[@]}"; do
+      printf '\nEDITED_VALUE = 1\n' >> "$f"; same "$n" "$f: an assignment"
+      printf '\n\ndef _edited_fn(x):\n    return x\n' >> "$f"; same "$n" "$f: a function"
+      printf '\n\nclass _Edited:\n    def step(self):\n        return _edited_fn(self)\n' >> "$f"; same "$n" "$f: a class"
+      printf '\nimport os as _edited_os\n' >> "$f"; same "$n" "$f: an import"
+      python3 - "$f" <<'PY'
+import re, sys
+p = sys.argv[1]
+lines = open(p, encoding="utf-8", errors="surrogateescape").read().split("\n")
+for i, l in enumerate(lines):
+    if "empty_cache" in l and not l.lstrip().startswith("#"):
+        indent = l[: len(l) - len(l.lstrip())]
+        lines.insert(i, indent + "_edited = 1")
+        break
+open(p, "w", encoding="utf-8", errors="surrogateescape").write("\n".join(lines))
+PY
+      same "$n" "$f: an assignment before the call"
+    done
     ;;
   scope)
     f=$(grep -rl --include='*.py' empty_cache . | sort | head -1)

@@ -213,8 +213,12 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 			if st.Unread > 0 {
 				unread = fmt.Sprintf(", %d unchanged file(s) not read (the names kept of them in the cache include none searched for)", st.Unread)
 			}
-			if st.Kept > 0 {
-				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run%s", st.Kept, scope)
+			if st.Kept > 0 || st.KeptAgain > 0 {
+				again := ""
+				if st.KeptAgain > 0 {
+					again = fmt.Sprintf(" (%d found again: they read what the edit changed)", st.KeptAgain)
+				}
+				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run%s%s", st.Kept, again, scope)
 			}
 			if st.CacheMiss != "" {
 				unread += fmt.Sprintf(", every call resolved again (the last run's analysis did not hold: %s)", st.CacheMiss)

@@ -65,6 +65,9 @@ type Facts struct {
 	Graph    []byte
 	Kept     int
 	KeptMiss string
+	// KeptAgain is how many unchanged files of such a run had their calls found again,
+	// because they read what the edit changed.
+	KeptAgain int
 }
 
 // File is one parsed file.

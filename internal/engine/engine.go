@@ -115,7 +115,10 @@ type Stats struct {
 	// run's graph, when there was one, was not taken.
 	Kept     int
 	KeptMiss string
-	Elapsed  time.Duration
+	// KeptAgain is how many unchanged files' calls such a run found again: they read what
+	// the edit changed (Facts.KeptAgain).
+	KeptAgain int
+	Elapsed   time.Duration
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	// Reread is how many files such a run read again because their size or time changed,
 	// and found changed in nothing the analysis read of them (or not at all).
@@ -346,6 +349,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		pr.a = pr.analyse(opts.Jobs)
 		region.End()
 		out.Stats.Reused, out.Stats.Unread, out.Stats.Kept, out.Stats.KeptMiss = pr.facts.Reused, pr.facts.Unread, pr.facts.Kept, pr.facts.KeptMiss
+		out.Stats.KeptAgain = pr.facts.KeptAgain
 		if cache != nil {
 			region := trace.StartRegion(ctx, "cache write")
 			if err := cache.save(pr.a, pr.facts); err != nil {
