@@ -48,13 +48,16 @@ type Result struct {
 	fset     *token.FileSet
 	jobs     int
 	pending  []string              // not yet parsed
+	scope    map[string]struct{}   // every file given
 	sigs     map[string]*signature // identifiers of pending files already read once
 	known    map[string]*signature // signatures taken from an earlier run (Know)
 	parsed   map[string]*signature // signatures of parsed files (SignParsed)
 	fsetLock sync.Mutex
 	askLock  sync.Mutex
-	asked    map[string]map[string]bool // MayImport's questions: path -> name -> answer
-	reuse    map[string]*File           // files another Result parsed (Reuse)
+	// sigLock guards sigs while the analysis asks MayImport from several goroutines.
+	sigLock sync.Mutex
+	asked   map[string]map[string]bool // MayImport's questions: path -> name -> answer
+	reuse   map[string]*File           // files another Result parsed (Reuse)
 }
 
 // ErrInternal marks a panic caught while parsing one file: a bug in cachelint, not in the file.
@@ -70,8 +73,12 @@ type Failure struct {
 // file's Python text, fset positions the parsed files, jobs is the number of parallel
 // parsers (0: GOMAXPROCS).
 func NewResult(files []string, read func(path string) ([]byte, error), fset *token.FileSet, jobs int) *Result {
+	scope := make(map[string]struct{}, len(files))
+	for _, f := range files {
+		scope[f] = struct{}{}
+	}
 	return &Result{ByPath: map[string]*File{}, sigs: map[string]*signature{}, read: read, fset: fset, jobs: jobs,
-		pending: append([]string(nil), files...), Seen: len(files)}
+		pending: append([]string(nil), files...), Seen: len(files), scope: scope}
 }
 
 // ParseMatching parses the not-yet-parsed files that mention any of the needles (identifier
@@ -336,7 +343,7 @@ func (r *Result) Mentions(name string) int {
 // (from the signature kept since the file's first read: it errs only toward true). True for
 // a file not read yet.
 func (r *Result) MayImport(path, name string) bool {
-	sig := r.sigs[path]
+	sig := r.signatureOf(path)
 	yes := sig == nil || sig.star || sig.hasImport(sigBits(name))
 	r.askLock.Lock()
 	if r.asked == nil {
@@ -349,6 +356,34 @@ func (r *Result) MayImport(path, name string) bool {
 	r.askLock.Unlock()
 	return yes
 }
+
+// signatureOf is the signature of a file left unparsed, read and scanned now when no round
+// read it (a run that takes its call graph from an earlier run reads no file it does not
+// parse): nil for a file that could not be read. Safe for concurrent use while no round runs.
+func (r *Result) signatureOf(path string) *signature {
+	r.sigLock.Lock()
+	sig := r.sigs[path]
+	r.sigLock.Unlock()
+	if _, ok := r.scope[path]; sig != nil || !ok || r.ByPath[path] != nil || r.failed(path) {
+		return sig
+	}
+	src, err := r.read(path)
+	if err != nil {
+		return nil
+	}
+	sig = new(signature)
+	noNeedles.scan(src, sig, false) // mentions none: scanned to the end
+	r.sigLock.Lock()
+	defer r.sigLock.Unlock()
+	if known := r.sigs[path]; known != nil {
+		return known // read by another goroutine meanwhile
+	}
+	r.sigs[path] = sig
+	return sig
+}
+
+// noNeedles is the set of no names: its scan of a text reads all of it.
+var noNeedles = newIdentSet(nil)
 
 // ImportsAsked are the questions MayImport was asked about files the run left unparsed:
 // path -> name -> the answer. Such a file mattered to the run through its import statements

@@ -159,6 +159,14 @@ func TestMayImport(t *testing.T) {
 			t.Errorf("MayImport(%s, save) = %v, want %v", path, got, want)
 		}
 	}
+	// A file of the scope that no round read (a run that keeps an earlier run's call graph
+	// reads none) is read when asked about, and answers as if a round had read it.
+	lazy := NewResult([]string{"defines.py", "star.py"}, read, token.NewFileSet(), 1)
+	for path, want := range map[string]bool{"defines.py": false, "star.py": true, "unread.py": true} {
+		if got := lazy.MayImport(path, "save"); got != want {
+			t.Errorf("unscanned: MayImport(%s, save) = %v, want %v", path, got, want)
+		}
+	}
 	// The questions are kept for the files still unparsed, and the cache's Matcher answers
 	// them from a text as MayImport did from the file's signature: alike for the same text,
 	// not for another answer.
