@@ -37,11 +37,14 @@ import (
 //     file's calls read is kept with its record: every answer of the kinds the probes of
 //     a round record (probes.go), found or not, as a crossRead; a kept call with an edge
 //     into the changed file is found again whatever its reads say;
+//   - a changed file that mentions no needle now is left unparsed, and changed everything
+//     it gave (its file, names and subclasses); it is parsed again, in rounds of the kept
+//     run's own, when a call wants it (the module it goes through), as the rounds do;
 //   - the run parses the same files: with the graph built, its helpers (by file and
 //     qualified name), the needles they give and the allocator settings' needles are the
-//     last run's, no module is wanted that was not parsed, and each changed file still
-//     mentions a needle. The prefilter's rounds are then what they were (each parses the
-//     files that mention the needles of the helpers found so far, and a helper's needles
+//     last run's, and no module is wanted that the last run did not parse. The prefilter's
+//     rounds are then what they were (each parses the files that mention the needles of
+//     the helpers found so far, and the modules a binding leads to, and a helper's needles
 //     come from its callees, which mention their own), so the last run's files are parsed
 //     at once and the rounds are not run again.
 //
@@ -666,19 +669,33 @@ func (d *decoder) string() string { return string(d.bytes(d.uint())) }
 // parse.
 func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pyparse.Result, first []string, extra map[string]bool) (g *CallGraph, miss string, err error) {
 	defer trace.StartRegion(ctx, "kept graph").End()
-	if err := res.ParseFiles(ctx, k.Parsed); err != nil {
-		return nil, "", err
-	}
-	if res.Parsed != len(k.Parsed) || len(res.Failures) > 0 {
-		return nil, "a file it parsed does not parse now", nil
-	}
 	kg, err := decodeKept(k.Graph)
 	if err != nil {
 		return nil, "its store does not decode", nil
 	}
+	// A changed file that mentions no needle now is parsed by the rounds only when a call
+	// wants it (a module a call goes through): it is left unparsed, and parsed again below
+	// if a call wants it (dropped).
+	mentions := pyparse.Matcher(k.Needles)
+	dropped := map[string]bool{}
+	for _, path := range k.Changed {
+		if src, err := pass.ReadFile(path); err == nil && !mentions(src, nil) {
+			dropped[path] = true
+		}
+	}
+	parse := k.Parsed
+	if len(dropped) > 0 {
+		parse = slices.DeleteFunc(slices.Clone(k.Parsed), func(p string) bool { return dropped[p] })
+	}
+	if err := res.ParseFiles(ctx, parse); err != nil {
+		return nil, "", err
+	}
+	if res.Parsed != len(parse) || len(res.Failures) > 0 {
+		return nil, "a file it parsed does not parse now", nil
+	}
 	changed := make(map[string]bool, len(k.Changed))
 	for _, path := range k.Changed {
-		if res.ByPath[path] == nil {
+		if res.ByPath[path] == nil && !dropped[path] {
 			return nil, path + " was not parsed", nil
 		}
 		changed[path] = true
@@ -693,7 +710,6 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	proj.reindex()
 	memo := newGraphMemo()
 	memo.jobs = pass.Settings.Jobs
-	mentions := pyparse.Matcher(k.Needles)
 	// The changed files first. One whose interface is the kept one has its calls lined up
 	// with the kept ones; one whose interface changed has them all found again, and so do
 	// the files whose calls read something it changed (delta): the file itself, a
@@ -710,25 +726,26 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		if kf == nil {
 			return nil, path + " is not in its graph store", nil
 		}
-		if !mentions(f.Src, nil) {
-			return nil, path + " mentions none of the names searched for now", nil
-		}
 		keptOf[path] = kf
-		digest, prints := interfaceOf(f)
-		if digest == kf.digest {
-			// A with statement is in the interface: the with items are the kept ones.
-			aligned[path] = alignCalls(kf.prints, prints)
-			continue
+		// What it gives the tables now: nothing while it is left unparsed.
+		var names, fields []string
+		if f != nil {
+			digest, prints := interfaceOf(f)
+			if digest == kf.digest {
+				// A with statement is in the interface: the with items are the kept ones.
+				aligned[path] = alignCalls(kf.prints, prints)
+				continue
+			}
+			for _, fn := range f.Functions {
+				names = append(names, fn.Name)
+			}
+			fields = declaredFields(f)
 		}
 		delta[crossRead{probeParsed, path}] = true
-		var names []string
-		for _, fn := range f.Functions {
-			names = append(names, fn.Name)
-		}
 		for _, n := range symmetricDifference(kf.funcs, names) {
 			delta[crossRead{probeFuncName, n}] = true
 		}
-		for _, n := range symmetricDifference(kf.fields, declaredFields(f)) {
+		for _, n := range symmetricDifference(kf.fields, fields) {
 			delta[crossRead{probeField, n}] = true
 		}
 	}
@@ -799,26 +816,67 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 	})
 	keptFiles := map[string][]byte{}
 	var keptReads [][]crossRead // what the kept calls read
+	readsOf := map[*pyparse.File][]crossRead{}
+	keptAgain := 0 // unchanged files whose calls are found again
 	for i, f := range res.Files {
 		if misses[i] != "" {
 			return nil, misses[i], nil
 		}
 		if again[i] {
+			if !changed[f.Path] {
+				keptAgain++
+			}
 			continue
 		}
 		memo.calls[f], memo.entered[f] = taken[i].calls, taken[i].entered
 		keptReads = append(keptReads, taken[i].cross)
+		readsOf[f] = taken[i].cross
 		if !changed[f.Path] {
 			keptFiles[f.Path] = taken[i].encoded
 		}
 	}
 	g = buildGraph(proj, res, extra, memo)
-	for path := range aligned {
-		// What the kept calls of a lined-up file read, for its record.
-		fg := memo.files[res.ByPath[path]]
-		for _, r := range keptOf[path].cross {
-			fg.cross[r] = struct{}{}
+	// Rounds of their own for the files left unparsed that a call wants (as the rounds
+	// parse a module a binding leads to): the calls that read them are found again.
+	lastParsed := make(map[string]bool, len(k.Parsed))
+	for _, p := range k.Parsed {
+		lastParsed[p] = true
+	}
+	for {
+		var more []string
+		for file := range proj.want {
+			if res.ByPath[file] == nil && lastParsed[file] {
+				more = append(more, file)
+			}
 		}
+		if len(more) == 0 {
+			break
+		}
+		slices.Sort(more)
+		before := res.Parsed
+		if err := res.ParseFiles(ctx, more); err != nil {
+			return nil, "", err
+		}
+		if res.Parsed != before+len(more) || len(res.Failures) > 0 {
+			return nil, "a file it parsed does not parse now", nil
+		}
+		proj.reindex()
+		g = buildGraph(proj, res, extra, memo)
+	}
+	// What the kept calls read, for the records written of them: those of a lined-up file,
+	// and, when a file the last run parsed is not parsed now, every file's (the files are
+	// numbered otherwise, so no record is written as it was read).
+	renumbered := res.Parsed != len(k.Parsed)
+	for f, reads := range readsOf {
+		if fg := memo.files[f]; aligned[f.Path] != nil || renumbered {
+			for _, r := range reads {
+				fg.cross[r] = struct{}{}
+			}
+		}
+	}
+	records := keptFiles
+	if renumbered {
+		records = nil
 	}
 	// The same files parsed: the same needles, and nothing more wanted.
 	needles := map[string]bool{}
@@ -851,15 +909,10 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		return nil, "a file it did not parse is wanted now", nil
 	}
 	g.Rounds, g.Needles = k.Rounds, k.Needles
-	g.keptFiles, g.keptAsked = len(keptFiles), keptQuestions(k.ImportsAsked, keptReads)
-	for i, f := range res.Files {
-		if again[i] && !changed[f.Path] {
-			g.keptAgain++
-		}
-	}
+	g.keptFiles, g.keptAgain, g.keptAsked = len(keptFiles), keptAgain, keptQuestions(k.ImportsAsked, keptReads)
 	if pass.Settings.Trees != nil {
 		region := trace.StartRegion(ctx, "graph store")
-		g.kept = encodeKept(g, memo, keptFiles)
+		g.kept = encodeKept(g, memo, records)
 		region.End()
 	}
 	proj.graphDone()

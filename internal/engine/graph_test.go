@@ -84,6 +84,14 @@ func TestGraphKept(t *testing.T) {
 		{"a call added once more", func() {
 			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        model(batch)\n        torch.cuda.empty_cache()\n        free_gpu()\n")
 		}, 3},
+		// Parsed for naming the helper (bound, not called); then naming it no more, it is
+		// left unparsed, as the rounds would leave it, and the other files keep their calls.
+		{"a file that names the helper added", func() {
+			edit("notes.py", "from pkg.memory import free_gpu\n\n\ndef note():\n    x = free_gpu\n    return x\n")
+		}, 0},
+		{"that file names it no more", func() {
+			edit("notes.py", "def note():\n    return 1\n")
+		}, 4},
 		{"a with statement added", func() {
 			edit("eval.py", "import torch\nfrom pkg.memory import free_gpu\n\n\ndef evaluate(loader, model):\n    for batch in loader:\n        with torch.no_grad():\n            model(batch)\n        torch.cuda.empty_cache()\n        free_gpu()\n")
 		}, 3},
@@ -102,12 +110,12 @@ func TestGraphKept(t *testing.T) {
 	for _, s := range steps {
 		s.change()
 		res, got := runCached(t, cacheDir, []string{dir}, dir)
-		_, want := runCached(t, "", []string{dir}, dir)
-		if got != want {
-			t.Fatalf("%s: the run differs from one without the cache: %s", s.what, firstDiff(got, want))
+		plain, want := runCached(t, "", []string{dir}, dir)
+		if got != want || res.Stats.Parsed != plain.Stats.Parsed {
+			t.Fatalf("%s: the run differs from one without the cache (%d files parsed, %d without): %s", s.what, res.Stats.Parsed, plain.Stats.Parsed, firstDiff(got, want))
 		}
 		if res.Stats.Kept != s.kept || res.Stats.Cached {
-			t.Errorf("%s: %d files' graph kept, cached %v; want %d kept", s.what, res.Stats.Kept, res.Stats.Cached, s.kept)
+			t.Errorf("%s: %d files' graph kept (%q), cached %v; want %d kept", s.what, res.Stats.Kept, res.Stats.KeptMiss, res.Stats.Cached, s.kept)
 		}
 		if want := reasons[s.what]; !strings.Contains(res.Stats.KeptMiss, want) || want == "" && res.Stats.KeptMiss != "" {
 			t.Errorf("%s: the reason given for running in full is %q, want one saying %q", s.what, res.Stats.KeptMiss, want)
@@ -326,6 +334,49 @@ func TestGraphKeptQuestions(t *testing.T) {
 				t.Errorf("%s: cached %v (%s), %d files' graph kept (%s); want cached %v, %d kept",
 					s.what, res.Stats.Cached, res.Stats.CacheMiss, res.Stats.Kept, res.Stats.KeptMiss, s.cached, s.kept)
 			}
+		}
+	}
+}
+
+// TestGraphKeptWantedModule: a module parsed because a call goes through it (it re-exports
+// the helper, naming no needle) and then edited is parsed again when the call still wants
+// it, in rounds of the kept run's own, and the other files keep their calls.
+func TestGraphKeptWantedModule(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
+	write(t, dir, "pkg/__init__.py", "")
+	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
+	write(t, dir, "pkg/api.py", "from .memory import *\n")
+	write(t, dir, "train.py", "import pkg.api\n\n\ndef train(loader):\n    for batch in loader:\n        pkg.api.free_gpu()\n")
+	write(t, dir, "other.py", "import torch\n\n\ndef swap(model):\n    torch.cuda.empty_cache()\n")
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	if first, _ := runCached(t, cacheDir, []string{dir}, dir); len(first.Report.Findings) != 1 {
+		t.Fatalf("first run: %d findings, want the call through pkg.api", len(first.Report.Findings))
+	}
+	steps := []struct {
+		what, text string
+		kept, n    int // files whose calls were taken from the store; findings
+	}{
+		{"a comment added", "# re-exports\nfrom .memory import *\n", 2, 1},
+		{"an assignment added", "from .memory import *\nVERSION = 2\n", 2, 1},
+		// The call reaches no helper now: other helpers, the rounds in full.
+		{"the re-export dropped", "VERSION = 2\n", 0, 0},
+	}
+	for i, s := range steps {
+		write(t, dir, "pkg/api.py", s.text)
+		at := time.Now().Add(-time.Duration(20-i) * time.Minute)
+		if err := os.Chtimes(filepath.Join(dir, "pkg", "api.py"), at, at); err != nil {
+			t.Fatal(err)
+		}
+		res, got := runCached(t, cacheDir, []string{dir}, dir)
+		plain, want := runCached(t, "", []string{dir}, dir)
+		if got != want || res.Stats.Parsed != plain.Stats.Parsed {
+			t.Fatalf("%s: the run differs from one without the cache (%d files parsed, %d without): %s", s.what, res.Stats.Parsed, plain.Stats.Parsed, firstDiff(got, want))
+		}
+		if res.Stats.Kept != s.kept || len(res.Report.Findings) != s.n || res.Stats.Cached {
+			t.Errorf("%s: %d files' graph kept (%q), %d findings, cached %v; want %d kept, %d findings",
+				s.what, res.Stats.Kept, res.Stats.KeptMiss, len(res.Report.Findings), res.Stats.Cached, s.kept, s.n)
 		}
 	}
 }
