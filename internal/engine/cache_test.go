@@ -42,6 +42,19 @@ func write(t *testing.T, dir, name, text string) {
 	}
 }
 
+// apiProject writes a project whose train.py (train) calls the helper of pkg/memory.py
+// through pkg/api.py (api), a module that names no needle.
+func apiProject(t *testing.T, api, train string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
+	write(t, dir, "pkg/__init__.py", "")
+	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
+	write(t, dir, "pkg/api.py", api)
+	write(t, dir, "train.py", train)
+	return dir
+}
+
 // age sets a file's modification time well before now, as a file written earlier has.
 func age(t *testing.T, dir string) {
 	t.Helper()
@@ -284,12 +297,7 @@ func TestCacheScope(t *testing.T) {
 // which names no needle) must not be served the earlier result, and one that answers alike
 // is.
 func TestCacheImportQuestions(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
-	write(t, dir, "pkg/__init__.py", "")
-	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-	write(t, dir, "pkg/api.py", "VERSION = 1\n")
-	write(t, dir, "train.py", "import torch\nimport pkg.api\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n"+
+	dir := apiProject(t, "VERSION = 1\n", "import torch\nimport pkg.api\n\n\ndef train(loader, model, opt):\n    for batch in loader:\n"+
 		"        model(batch).backward()\n        opt.step()\n        pkg.api.free_gpu()\n\n\n"+
 		"def swap(path):\n    model = torch.load(path)\n    torch.cuda.empty_cache()\n    return model\n")
 	age(t, dir)

@@ -309,12 +309,7 @@ func TestGraphKeptQuestions(t *testing.T) {
 			{"the call through pkg.api dropped", "train.py", strings.Replace(train, "        pkg.api.free_gpu()\n", "        n = batch\n", 1), false, 2},
 			{"pkg/api.py re-exports the helper, no call through it", "pkg/api.py", reexport, true, -1}},
 	} {
-		dir := t.TempDir()
-		write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
-		write(t, dir, "pkg/__init__.py", "")
-		write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-		write(t, dir, "pkg/api.py", "VERSION = 1\n")
-		write(t, dir, "train.py", train)
+		dir := apiProject(t, "VERSION = 1\n", train)
 		write(t, dir, "other.py", other)
 		age(t, dir)
 		cacheDir := filepath.Join(t.TempDir(), "cache")
@@ -342,12 +337,7 @@ func TestGraphKeptQuestions(t *testing.T) {
 // the helper, naming no needle) and then edited is parsed again when the call still wants
 // it, in rounds of the kept run's own, and the other files keep their calls.
 func TestGraphKeptWantedModule(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
-	write(t, dir, "pkg/__init__.py", "")
-	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-	write(t, dir, "pkg/api.py", "from .memory import *\n")
-	write(t, dir, "train.py", "import pkg.api\n\n\ndef train(loader):\n    for batch in loader:\n        pkg.api.free_gpu()\n")
+	dir := apiProject(t, "from .memory import *\n", "import pkg.api\n\n\ndef train(loader):\n    for batch in loader:\n        pkg.api.free_gpu()\n")
 	write(t, dir, "other.py", "import torch\n\n\ndef swap(model):\n    torch.cuda.empty_cache()\n")
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
