@@ -22,12 +22,22 @@ const trainText = "from pkg.memory import free_gpu\n\n\ndef train(loader, model,
 // that calls it, and files that matter to nothing.
 func cacheProject(t *testing.T) string {
 	t.Helper()
+	dir := helperProject(t, "train.py", trainText)
+	write(t, dir, "model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n")
+	return dir
+}
+
+// helperProject writes a project of one package, pkg, whose memory.py defines the helper
+// free_gpu, and the files given (name, text, name, text, ...).
+func helperProject(t *testing.T, files ...string) string {
+	t.Helper()
 	dir := t.TempDir()
 	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
 	write(t, dir, "pkg/__init__.py", "")
 	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-	write(t, dir, "train.py", trainText)
-	write(t, dir, "model.py", "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x\n")
+	for i := 0; i+1 < len(files); i += 2 {
+		write(t, dir, files[i], files[i+1])
+	}
 	return dir
 }
 
@@ -46,13 +56,7 @@ func write(t *testing.T, dir, name, text string) {
 // through pkg/api.py (api), a module that names no needle.
 func apiProject(t *testing.T, api, train string) string {
 	t.Helper()
-	dir := t.TempDir()
-	write(t, dir, "pyproject.toml", "[project]\nname = 'p'\n")
-	write(t, dir, "pkg/__init__.py", "")
-	write(t, dir, "pkg/memory.py", "import torch\n\n\ndef free_gpu():\n    torch.cuda.empty_cache()\n")
-	write(t, dir, "pkg/api.py", api)
-	write(t, dir, "train.py", train)
-	return dir
+	return helperProject(t, "pkg/api.py", api, "train.py", train)
 }
 
 // age sets a file's modification time well before now, as a file written earlier has.
