@@ -263,7 +263,12 @@ func (rc *resultCache) each(fn func(i int)) {
 // unreadable, corrupt or foreign entry is a miss, never an error. resume turns the
 // collector back on (pauseGC) once the entry is decoded: the files read below to compare
 // them are garbage at once (a checkout that touched every file has them all read).
-func (rc *resultCache) load(wantCalls bool, resume func()) *analysed {
+func (rc *resultCache) load(wantCalls bool, resume func()) (held *analysed) {
+	defer func() {
+		if held == nil && rc.edited == nil {
+			rc.added, rc.removed = 0, 0 // counted for an entry that held, not for a miss
+		}
+	}()
 	// The entry stays open until its records are read: an entry another run renames over
 	// this one meanwhile leaves this file's contents as they were.
 	f, e := rc.head.take()

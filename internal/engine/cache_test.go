@@ -264,33 +264,50 @@ func TestCacheScope(t *testing.T) {
 	steps := []struct {
 		what   string
 		change func()
-		miss   string // why the entry does not hold ("" when it does)
-		n      int    // findings after the change
+		// how the run went: "" served from the cache, "kept" the graph kept (only a parsed
+		// file changed), else the end of why the entry did not hold
+		how            string
+		added, removed int // files added and removed since an entry that held
+		n              int // findings after the change
 	}{
-		{"a file added that nothing looked for", func() { write(t, dir, "notes.py", "x = 1\n") }, "", 1},
-		{"a file added in a new folder", func() { write(t, dir, "docs/conf.py", "project = 'p'\n") }, "", 1},
-		{"a file removed that was not parsed", remove("notes.py"), "", 1},
+		{"a file added that nothing looked for", func() { write(t, dir, "notes.py", "x = 1\n") }, "", 1, 0, 1},
+		{"a file added in a new folder", func() { write(t, dir, "docs/conf.py", "project = 'p'\n") }, "", 1, 0, 1},
+		{"a file removed that was not parsed", remove("notes.py"), "", 0, 1, 1},
 		{"a file added that mentions a needle", func() { write(t, dir, "eval.py", "from memory import free_gpu\n") },
-			"eval.py was added and names a name searched for", 1},
+			"eval.py was added and names a name searched for", 0, 0, 1},
+		// train.py's calls are kept, not resolved again: what their lookups asked still
+		// matters to the next run (the step after it).
+		{"a parsed file edited, a file added", func() {
+			write(t, dir, "tools/swap.py", "import torch\n\nbuf = torch.zeros(1 << 20, device='cuda')\ndel buf\ntorch.cuda.empty_cache()\nx = 1\n")
+			write(t, dir, "notes.py", "x = 1\n")
+		}, "kept", 1, 0, 1},
 		// The import now finds this module first, which re-exports a module without the
 		// helper: the call no longer reaches the cache. It names no needle.
 		{"a module added where an import looks first", func() { write(t, dir, "memory.py", "from pkg.other import *\n") },
-			"memory.py was added where the analysis looked for a module", 0},
-		{"that module removed", remove("memory.py"), "memory.py, which the analysis parsed, was removed", 1},
+			"memory.py was added where the analysis looked for a module", 0, 0, 0},
+		{"that module removed", remove("memory.py"), "memory.py, which the analysis parsed, was removed", 0, 0, 1},
 		// A package's module-level code runs on import, not after a person's `del`.
 		{"an __init__.py added beside a parsed script", func() { write(t, dir, "tools/__init__.py", "") },
-			filepath.Join("tools", "__init__.py") + " was added where the analysis looked for a module", 1},
-		{"a file removed that was parsed", remove("eval.py"), "eval.py, which the analysis parsed, was removed", 1},
+			filepath.Join("tools", "__init__.py") + " was added where the analysis looked for a module", 0, 0, 1},
+		{"a file removed that was parsed", remove("eval.py"), "eval.py, which the analysis parsed, was removed", 0, 0, 1},
 	}
 	for _, s := range steps {
 		s.change()
 		age(t, dir)
 		res, got := runCached(t, cache, []string{dir}, dir)
 		_, want := runCached(t, "", []string{dir}, dir)
-		miss := res.Stats.CacheMiss
-		if res.Stats.Cached != (s.miss == "") || s.miss != "" && !strings.HasSuffix(miss, s.miss) || len(res.Report.Findings) != s.n || got != want {
-			t.Errorf("%s: cached %v, miss %q (want %q), %d findings (want %d), same as without a cache %v",
-				s.what, res.Stats.Cached, miss, s.miss, len(res.Report.Findings), s.n, got == want)
+		st := res.Stats
+		how := st.CacheMiss
+		switch {
+		case st.Cached:
+			how = ""
+		case st.Kept > 0:
+			how = "kept"
+		}
+		if how != s.how && (s.how == "" || s.how == "kept" || !strings.HasSuffix(how, s.how)) || st.Added != s.added || st.Removed != s.removed ||
+			len(res.Report.Findings) != s.n || got != want {
+			t.Errorf("%s: %q (want %q), %d added and %d removed (want %d and %d), %d findings (want %d), same as without a cache %v",
+				s.what, how, s.how, st.Added, st.Removed, s.added, s.removed, len(res.Report.Findings), s.n, got == want)
 		}
 	}
 }
