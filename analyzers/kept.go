@@ -52,7 +52,7 @@ import (
 // classification runs in full either way.
 
 // keptFormat starts an encoded kept graph; it changes whenever the layout does.
-const keptFormat = "cachelint-graph-2\n"
+const keptFormat = "cachelint-graph-3\n"
 
 // interfaceOf reads f's interface: its digest, the SHA-256 of what other files' resolution
 // can read of f (its tree's kinds and leaf texts in order, without comments and without the
@@ -305,18 +305,9 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 			}
 		}
 		slices.SortFunc(cross, func(a, b crossRead) int { return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.name, b.name)) })
-		// Each name after the length of the prefix it shares with the one before: sorted,
-		// the modules' paths share most of theirs (unsloth's store is 1.26 MB written whole).
 		b = binary.AppendUvarint(b, uint64(len(cross)))
-		prev := ""
 		for _, r := range cross {
-			n := 0
-			for n < len(r.name) && n < len(prev) && r.name[n] == prev[n] {
-				n++
-			}
-			b = binary.AppendUvarint(append(b, byte(r.kind)), uint64(n))
-			b = appendString(b, r.name[n:])
-			prev = r.name
+			b = appendString(append(b, byte(r.kind)), r.name)
 		}
 		b = binary.AppendUvarint(b, uint64(len(f.Functions)))
 		for _, fn := range f.Functions {
@@ -528,16 +519,12 @@ func (kg *keptGraph) file(path string) (*keptFile, error) {
 			}
 		}
 	}
-	prev := ""
 	for range d.uint() {
 		kind := probeKind(d.byte())
-		shared := d.uint()
-		rest := d.bytes(d.uint())
-		if d.err != nil || kind > probeImport || shared > uint64(len(prev)) {
+		kf.cross = append(kf.cross, crossRead{kind, d.string()})
+		if d.err != nil || kind > probeImport {
 			return nil, errKept
 		}
-		prev = prev[:shared] + string(rest)
-		kf.cross = append(kf.cross, crossRead{kind, prev})
 	}
 	for _, list := range []*[]string{&kf.funcs, &kf.fields} {
 		for range d.uint() {
@@ -815,9 +802,8 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		taken[i] = keptCalls{calls, entered, kf.encoded, kf.cross}
 	})
 	keptFiles := map[string][]byte{}
-	var keptReads [][]crossRead // what the kept calls read
-	readsOf := map[*pyparse.File][]crossRead{}
-	keptAgain := 0 // unchanged files whose calls are found again
+	readsOf := map[*pyparse.File][]crossRead{} // what the kept calls read
+	keptAgain := 0                             // unchanged files whose calls are found again
 	for i, f := range res.Files {
 		if misses[i] != "" {
 			return nil, misses[i], nil
@@ -829,7 +815,6 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			continue
 		}
 		memo.calls[f], memo.entered[f] = taken[i].calls, taken[i].entered
-		keptReads = append(keptReads, taken[i].cross)
 		readsOf[f] = taken[i].cross
 		if !changed[f.Path] {
 			keptFiles[f.Path] = taken[i].encoded
@@ -909,7 +894,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		return nil, "a file it did not parse is wanted now", nil
 	}
 	g.Rounds, g.Needles = k.Rounds, k.Needles
-	g.keptFiles, g.keptAgain, g.keptAsked = len(keptFiles), keptAgain, keptQuestions(k.ImportsAsked, keptReads)
+	g.keptFiles, g.keptAgain, g.keptAsked = len(keptFiles), keptAgain, keptQuestions(k.ImportsAsked, readsOf)
 	if pass.Settings.Trees != nil {
 		region := trace.StartRegion(ctx, "graph store")
 		g.kept = encodeKept(g, memo, records)
@@ -925,7 +910,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 // found again this run, which asked them again if they still matter: a question kept that
 // no call asks any more is one a later edit of the module would fail the cache on for
 // nothing.
-func keptQuestions(asked map[string]map[string]bool, reads [][]crossRead) map[string]map[string]bool {
+func keptQuestions(asked map[string]map[string]bool, reads map[*pyparse.File][]crossRead) map[string]map[string]bool {
 	out := map[string]map[string]bool{}
 	for _, reads := range reads {
 		for _, r := range reads {
