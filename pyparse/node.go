@@ -246,12 +246,15 @@ func (n *Node) Kind() string {
 	return symbolName(symError)
 }
 
-// Text returns the node's source text.
+// Text returns the node's source text. The string shares src's bytes (no copy: analyses
+// ask for node texts millions of times a run, and the models keep many of them), so src
+// must never change afterwards: a file's text is not, once read (fixes and suppressions
+// write new texts).
 func (n *Node) Text(src []byte) string {
-	if n == nil || n.Start < 0 || int(n.End) > len(src) || n.Start > n.End {
+	if n == nil || n.Start < 0 || int(n.End) > len(src) || n.Start >= n.End {
 		return ""
 	}
-	return string(src[n.Start:n.End])
+	return unsafe.String(&src[n.Start], int(n.End-n.Start))
 }
 
 // Line is the 1-based line the node starts on: the number of line starts at or before its
