@@ -767,17 +767,10 @@ func (w *orderWalker) isCUDADevice(n, at *pyparse.Node, depth int) bool {
 			scope = fn.Body
 		}
 		for _, sc := range []*pyparse.Node{scope, f.Root} {
-			found := false
-			walkOwn(sc, func(m *pyparse.Node) {
-				if found || m.Kind() != "assignment" {
-					return
+			for _, m := range f.AssignmentsTo(sc, name) {
+				if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && l.Text(f.Src) == name && w.isCUDADevice(m.ChildByField("right"), m, depth+1) {
+					return true
 				}
-				if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && l.Text(f.Src) == name {
-					found = w.isCUDADevice(m.ChildByField("right"), m, depth+1)
-				}
-			})
-			if found {
-				return true
 			}
 			if sc == f.Root {
 				break

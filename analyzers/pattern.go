@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -199,14 +200,15 @@ func anyBound(f *pyparse.File, at *pyparse.Node, name string, is func(v *pyparse
 	if !isIdentifier(name) {
 		return false
 	}
-	walkOwn(scopeOf(f, at), func(m *pyparse.Node) {
-		if !found && m.Kind() == "assignment" && m.Start < at.Start {
-			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name {
-				found = is(r)
-			}
+	for _, m := range f.AssignmentsTo(scopeOf(f, at), name) {
+		if m.Start >= at.Start {
+			break
 		}
-	})
-	return found
+		if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil && l.Text(f.Src) == name && is(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // handlerWhy says why fn (or a function it is nested in) handles a request: a route
@@ -1275,6 +1277,18 @@ func decoratedWith(f *pyparse.File, fn *pyparse.Function, suffix string) bool {
 	return false
 }
 
+// lastAssignment is the last assignment to name (pyparse.File.AssignmentsTo) before s in
+// s's scope (scopeOf) for which match is true, or nil.
+func lastAssignment(f *pyparse.File, s *pyparse.Node, name string, match func(assignment *pyparse.Node) bool) *pyparse.Node {
+	to := f.AssignmentsTo(scopeOf(f, s), name)
+	for i := sort.Search(len(to), func(i int) bool { return to[i].Start >= s.Start }) - 1; i >= 0; i-- {
+		if match(to[i]) {
+			return to[i]
+		}
+	}
+	return nil
+}
+
 // holdsOutput reports a name last bound, before s in its function, to what a model returned:
 // `g = netG(real)` makes g a tensor, whatever its name, so `del g` frees no model. A name bound
 // to a loader, a constructor or a module method (`.to()`, `.cuda()`) holds a model, and one not
@@ -1283,13 +1297,9 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 	if name == "" {
 		return false
 	}
-	var last *pyparse.Node
-	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
-		if m.Kind() == "assignment" && m.Start < s.Start {
-			if l := m.ChildByField("left"); l != nil && l.Text(f.Src) == name {
-				last = m
-			}
-		}
+	last := lastAssignment(f, s, name, func(m *pyparse.Node) bool {
+		l := m.ChildByField("left")
+		return l != nil && l.Text(f.Src) == name
 	})
 	if last == nil {
 		return false
@@ -1339,21 +1349,22 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 // get_feature_iterator(...)` with `return iterate, num_files` and `def iterate(): ...
 // yield`): a callable, whatever its name, so `del generator` frees no model.
 func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name string) bool {
-	var left, right *pyparse.Node
-	walkOwn(scopeOf(f, s), func(m *pyparse.Node) {
-		if m.Kind() == "assignment" && m.Start < s.Start {
-			if l, r := m.ChildByField("left"), m.ChildByField("right"); l != nil && r != nil {
-				targets := []*pyparse.Node{l}
-				if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
-					targets = l.NamedChildren()
-				}
-				if slices.ContainsFunc(targets, func(t *pyparse.Node) bool { return t.Text(f.Src) == name }) {
-					left, right = l, r
-				}
-			}
+	last := lastAssignment(f, s, name, func(m *pyparse.Node) bool {
+		l, r := m.ChildByField("left"), m.ChildByField("right")
+		if l == nil || r == nil {
+			return false
 		}
+		targets := []*pyparse.Node{l}
+		if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
+			targets = l.NamedChildren()
+		}
+		return slices.ContainsFunc(targets, func(t *pyparse.Node) bool { return t.Text(f.Src) == name })
 	})
-	if right == nil || right.Kind() != "call" {
+	if last == nil {
+		return false
+	}
+	left, right := last.ChildByField("left"), last.ChildByField("right")
+	if right.Kind() != "call" {
 		return false
 	}
 	pos := 0 // the name's position in a tuple target
@@ -1584,13 +1595,10 @@ func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 	}
 	name := v.Text(f.Src)
 	var first, again *pyparse.Node
-	walkOwn(scopeOf(f, ifs), func(m *pyparse.Node) {
-		if m.Kind() != "assignment" {
-			return
-		}
+	for _, m := range f.AssignmentsTo(scopeOf(f, ifs), name) {
 		left, right := m.ChildByField("left"), m.ChildByField("right")
 		if left == nil || right == nil || left.Text(f.Src) != name || right.Kind() != "call" {
-			return
+			continue
 		}
 		switch {
 		case m.End <= ifs.Start:
@@ -1598,7 +1606,7 @@ func retryAfterFailure(f *pyparse.File, g *gate, call *pyparse.Node) string {
 		case again == nil && m.Start >= call.End && block.Contains(m):
 			again = right
 		}
-	})
+	}
 	if first == nil || again == nil {
 		return ""
 	}

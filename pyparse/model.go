@@ -49,6 +49,9 @@ type File struct {
 	classByNode map[*Node]*Class
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
+
+	assignsOnce sync.Once
+	assigns     map[*Node]map[string][]*Node // AssignmentsTo: scope -> name -> assignments
 }
 
 // Import is one name an import statement binds.
@@ -141,6 +144,66 @@ type Call struct {
 	Callee string
 	// Function is the innermost enclosing def; nil at module level.
 	Function *Function
+}
+
+// AssignmentsTo are the `assignment` nodes that run as part of scope (a function's body or
+// the module's root) and bind name: its left side is name, or a tuple of targets one of
+// which is name; in source order. Those in the functions, classes and lambdas defined in
+// scope are not part of it (a walk of scope that skips those definitions finds the same
+// nodes). They are indexed for the whole file on first use, safe from several goroutines:
+// what a name held before a statement was a walk of its function per question, and a
+// function that empties the cache after each of many `del`s asked it for every call.
+func (f *File) AssignmentsTo(scope *Node, name string) []*Node {
+	f.assignsOnce.Do(f.indexAssignments)
+	return f.assigns[scope][name]
+}
+
+// indexAssignments builds AssignmentsTo's index.
+func (f *File) indexAssignments() {
+	f.assigns = map[*Node]map[string][]*Node{}
+	if f.Root == nil {
+		return
+	}
+	add := func(scope, n *Node) {
+		l := n.ChildByField("left")
+		if l == nil {
+			return
+		}
+		byName := f.assigns[scope]
+		if byName == nil {
+			byName = map[string][]*Node{}
+			f.assigns[scope] = byName
+		}
+		bind := func(name string) {
+			if was := byName[name]; len(was) == 0 || was[len(was)-1] != n {
+				byName[name] = append(was, n)
+			}
+		}
+		bind(l.Text(f.Src))
+		if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
+			for _, t := range l.NamedChildren() {
+				bind(t.Text(f.Src))
+			}
+		}
+	}
+	f.Root.Walk(func(n *Node) bool {
+		if n.Kind() != "assignment" {
+			return true
+		}
+		for prev, m := n, n.Parent(); m != nil; prev, m = m, m.Parent() {
+			switch m.Kind() {
+			case "function_definition":
+				if body := m.ChildByField("body"); body == prev {
+					add(body, n)
+				}
+				return true
+			case "class_definition", "lambda":
+				return true
+			}
+		}
+		add(f.Root, n)
+		return true
+	})
 }
 
 // FunctionOf returns the function defined by a function_definition node.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -611,3 +612,118 @@ func TestArenaReused(t *testing.T) {
 		t.Errorf("the arena's parse gave %d nodes, the official binding's %d", len(got), len(want))
 	}
 }
+
+// TestAssignmentsTo: the assignments of a scope that bind a name, those of the functions,
+// classes and lambdas defined in it left out, tuple targets bound by each name; and on every
+// fixture, the index equals a walk of each scope.
+func TestAssignmentsTo(t *testing.T) {
+	src := `model = load()
+a, b = 1, 2
+def unload(models):
+    model = models.pop()
+    del model
+    model = None
+    x = y = 3
+
+    def inner():
+        model = 4
+
+    class Holder:
+        model = 5
+    fn = lambda: model
+a = 6
+c, c = 7, 8
+`
+	f := parse(t, src)
+	fn := f.Functions[0]
+	lines := func(ns []*Node) []int {
+		var out []int
+		for _, n := range ns {
+			out = append(out, n.Line())
+		}
+		return out
+	}
+	for _, c := range []struct {
+		scope *Node
+		name  string
+		want  []int
+	}{
+		{f.Root, "model", []int{1}},
+		{f.Root, "a", []int{2, 15}},
+		{f.Root, "b", []int{2}},
+		{f.Root, "a, b", []int{2}},
+		{f.Root, "x", nil},
+		{f.Root, "c", []int{16}},
+		{fn.Body, "model", []int{4, 6}},
+		{fn.Body, "x", []int{7}},
+		{fn.Body, "y", []int{7}},
+		{fn.Body, "fn", []int{14}},
+		{f.Functions[1].Body, "model", []int{10}},
+	} {
+		if got := lines(f.AssignmentsTo(c.scope, c.name)); !slices.Equal(got, c.want) {
+			t.Errorf("AssignmentsTo(%s, %q) at lines %v, want %v", c.scope.Kind(), c.name, got, c.want)
+		}
+	}
+
+	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
+	if len(seeds) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, path := range seeds {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := parse(t, string(src))
+		scopes := []*Node{f.Root}
+		for _, fn := range f.Functions {
+			scopes = append(scopes, fn.Body)
+		}
+		for _, scope := range scopes {
+			walked := map[string][]*Node{}
+			scope.Walk(func(m *Node) bool {
+				switch m.Kind() {
+				case "function_definition", "class_definition", "lambda":
+					return m == scope
+				case "assignment":
+					l := m.ChildByField("left")
+					names := []string{l.Text(f.Src)}
+					if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
+						for _, c := range l.NamedChildren() {
+							names = append(names, c.Text(f.Src))
+						}
+					}
+					for _, name := range names {
+						if w := walked[name]; len(w) == 0 || w[len(w)-1] != m {
+							walked[name] = append(w, m)
+						}
+					}
+				}
+				return true
+			})
+			for name, want := range walked {
+				if got := f.AssignmentsTo(scope, name); !slices.Equal(got, want) {
+					t.Errorf("%s: AssignmentsTo(%q) at lines %v, a walk of its scope finds %v", path, name, lines(got), lines(want))
+				}
+			}
+			if len(f.assigns[scope]) != len(walked) {
+				t.Errorf("%s: %d names bound in a scope, a walk finds %d", path, len(f.assigns[scope]), len(walked))
+			}
+		}
+	}
+}
+
+// TestTextShares: a node's text is its source's bytes, not a copy.
+func TestTextShares(t *testing.T) {
+	f := parse(t, "torch.cuda.empty_cache()\n")
+	call := f.Calls[0].Node
+	if got := call.Text(f.Src); got != "torch.cuda.empty_cache()" {
+		t.Fatalf("Text = %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { textSink = call.Text(f.Src) }); n != 0 {
+		t.Errorf("Text allocated %v times a call, want 0", n)
+	}
+}
+
+// textSink keeps TestTextShares's texts from being optimised away.
+var textSink string

@@ -37,6 +37,16 @@ var pathological = []struct {
 		return "import torch\nLOW = False\n\n\ndef train(model, loader, opt):\n    for x in loader:\n        model(x).backward()\n" +
 			strings.Repeat("        if LOW:\n            torch.cuda.empty_cache()\n", n/2)
 	}},
+	{"deleted-then-cleared", func(n int) string {
+		// Each clear beside a `del` of a name bound just before: what the name holds was a
+		// walk of the function per clear (quadratic: 2,000 repetitions took 3.3 s).
+		var b strings.Builder
+		b.WriteString(loopHead)
+		for i := range n / 3 {
+			fmt.Fprintf(&b, "        out_%d = model(x)\n        del out_%d\n        torch.cuda.empty_cache()\n", i, i)
+		}
+		return b.String()
+	}},
 	{"call-chain", func(n int) string {
 		return loopHead + "        loss.backward()\n        torch.cuda.empty_cache()\n        f" + strings.Repeat("()", n) + "\n"
 	}},
