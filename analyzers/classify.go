@@ -176,6 +176,8 @@ type classifier struct {
 	conds      map[condKey]condResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
+	// withs memoizes exitingWiths per block.
+	withs map[*pyparse.Node][]*pyparse.Node
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
 	cut map[*Target]bool
 	// literals memoizes bindLiterals per helper and call (closedFor); callees
@@ -310,8 +312,8 @@ func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
 		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
 		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, freqs: map[freqKey]siteFreq{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
-		blockExits: map[*pyparse.Node][]*pyparse.Node{},
-		literals:   map[literalsKey]map[string]string{}, closed: map[closedKey]bool{},
+		blockExits: map[*pyparse.Node][]*pyparse.Node{}, withs: map[*pyparse.Node][]*pyparse.Node{},
+		literals: map[literalsKey]map[string]string{}, closed: map[closedKey]bool{},
 		others: map[*pyparse.Function][]*Edge{}, loaders: map[*pyparse.Function]bool{}, callees: map[*pyparse.Node]string{},
 	}
 	for _, n := range stepLoopNames {

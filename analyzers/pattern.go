@@ -1139,9 +1139,10 @@ func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) stri
 		if n.Parent().Kind() != "block" && n.Parent().Kind() != "module" {
 			continue
 		}
-		for i := n.Index() - 1; i >= 0; i-- {
-			w := n.Parent().Child(i)
-			if w.Kind() != "with_statement" || !alwaysExits(w.ChildByField("body")) {
+		withs := a.exitingWiths(n.Parent())
+		for i := len(withs) - 1; i >= 0; i-- {
+			w := withs[i]
+			if w.Start >= n.Start {
 				continue
 			}
 			clause := w.Find(func(m *pyparse.Node) bool { return m.Kind() == "with_clause" })
@@ -1161,6 +1162,22 @@ func (a *classifier) afterSwallowedOOM(f *pyparse.File, call *pyparse.Node) stri
 		}
 	}
 	return ""
+}
+
+// exitingWiths are the `with` statements of block whose bodies always exit (alwaysExits),
+// in order, memoized: each call in a block asked about every statement before it.
+func (a *classifier) exitingWiths(block *pyparse.Node) []*pyparse.Node {
+	if ws, ok := a.withs[block]; ok {
+		return ws
+	}
+	var ws []*pyparse.Node
+	for w := range block.Children() {
+		if w.Kind() == "with_statement" && alwaysExits(w.ChildByField("body")) {
+			ws = append(ws, w)
+		}
+	}
+	a.withs[block] = ws
+	return ws
 }
 
 // alwaysExits reports a block whose last statement returns or raises.

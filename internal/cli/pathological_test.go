@@ -47,6 +47,14 @@ var pathological = []struct {
 		}
 		return b.String()
 	}},
+	{"with-blocks", func(n int) string {
+		var b strings.Builder
+		b.WriteString(loopHead)
+		for i := range n / 3 {
+			fmt.Fprintf(&b, "        with torch.no_grad():\n            out_%d = model(x)\n            torch.cuda.empty_cache()\n", i)
+		}
+		return b.String()
+	}},
 	{"call-chain", func(n int) string {
 		return loopHead + "        loss.backward()\n        torch.cuda.empty_cache()\n        f" + strings.Repeat("()", n) + "\n"
 	}},
