@@ -176,8 +176,9 @@ type classifier struct {
 	conds      map[condKey]condResult
 	exits      map[*pyparse.Node][]*pyparse.Node
 	blockExits map[*pyparse.Node][]*pyparse.Node
-	// withs memoizes exitingWiths per block.
-	withs map[*pyparse.Node][]*pyparse.Node
+	// withs memoizes exitingWiths per block, leaves leaving, conts continues.
+	withs, leaves map[*pyparse.Node][]*pyparse.Node
+	conts         map[*pyparse.Node]bool
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
 	cut map[*Target]bool
 	// literals memoizes bindLiterals per helper and call (closedFor); callees
@@ -312,7 +313,7 @@ func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
 		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
 		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, freqs: map[freqKey]siteFreq{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
-		blockExits: map[*pyparse.Node][]*pyparse.Node{}, withs: map[*pyparse.Node][]*pyparse.Node{},
+		blockExits: map[*pyparse.Node][]*pyparse.Node{}, withs: map[*pyparse.Node][]*pyparse.Node{}, leaves: map[*pyparse.Node][]*pyparse.Node{}, conts: map[*pyparse.Node]bool{},
 		literals: map[literalsKey]map[string]string{}, closed: map[closedKey]bool{},
 		others: map[*pyparse.Function][]*Edge{}, loaders: map[*pyparse.Function]bool{}, callees: map[*pyparse.Node]string{},
 	}
@@ -830,7 +831,7 @@ func (a *classifier) frequency(f *pyparse.File, fn *pyparse.Function, lc *localC
 	// is the loops' around it to say.
 	if len(lc.Loops) > 0 {
 		l := lc.Loops[0]
-		if exit := leavesAfter(r.Call.Node, l.Node.ChildByField("body")); exit != nil {
+		if exit := a.leavesAfter(r.Call.Node, l.Node.ChildByField("body")); exit != nil {
 			outer := *lc
 			outer.Loops = lc.Loops[1:]
 			a.frequency(f, fn, &outer, r, hasCallers)

@@ -298,14 +298,15 @@ func enclosingLoopOrBody(n *pyparse.Node) *pyparse.Node {
 // block or of a block around it inside the loop, after the call (a `raise` inside a `try`
 // body within the loop may be caught there, and `continue` goes round again). nil when the
 // loop may run the call again.
-func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
+func (a *classifier) leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	st := call.Statement()
 	for st != nil && st.Parent() != nil && st.Parent().Kind() == "block" {
-		if continues(st) {
+		if a.continues(st) {
 			return nil // `if respawned(): continue` around the call goes round again
 		}
 		block := st.Parent()
-		for n := range st.Following() {
+		leaves := a.leaving(block)
+		for _, n := range leaves[sort.Search(len(leaves), func(i int) bool { return leaves[i].Start > st.Start }):] {
 			switch n.Kind() {
 			case "break_statement":
 				if !insideLoop(n, loopBody) { // a break leaves the innermost loop only
@@ -332,13 +333,34 @@ func leavesAfter(call, loopBody *pyparse.Node) *pyparse.Node {
 	return nil
 }
 
+// leaving are a block's own `break`, `return` and `raise` statements, in order, memoized:
+// every call in the block asked about every statement after it.
+func (a *classifier) leaving(block *pyparse.Node) []*pyparse.Node {
+	if l, ok := a.leaves[block]; ok {
+		return l
+	}
+	var l []*pyparse.Node
+	for n := range block.Children() {
+		switch n.Kind() {
+		case "break_statement", "return_statement", "raise_statement":
+			l = append(l, n)
+		}
+	}
+	a.leaves[block] = l
+	return l
+}
+
 // continues reports a `continue` in st that goes round the loop st is in (not one of a loop
-// inside st).
-func continues(st *pyparse.Node) bool {
+// inside st), memoized: each call in an `if`/`elif` chain asked it of the whole chain.
+func (a *classifier) continues(st *pyparse.Node) bool {
+	if c, ok := a.conts[st]; ok {
+		return c
+	}
 	found := false
 	walkOwn(st, func(m *pyparse.Node) {
 		found = found || m.Kind() == "continue_statement" && !insideLoop(m, st)
 	})
+	a.conts[st] = found
 	return found
 }
 

@@ -55,6 +55,14 @@ var pathological = []struct {
 		}
 		return b.String()
 	}},
+	{"elif-chain", func(n int) string {
+		var b strings.Builder
+		b.WriteString(loopHead + "        loss = criterion(model(x), y)\n        loss.backward()\n        opt.step()\n        if step == 0:\n            pass\n")
+		for i := range n / 2 {
+			fmt.Fprintf(&b, "        elif step == %d:\n            torch.cuda.empty_cache()\n", i+1)
+		}
+		return b.String()
+	}},
 	{"call-chain", func(n int) string {
 		return loopHead + "        loss.backward()\n        torch.cuda.empty_cache()\n        f" + strings.Repeat("()", n) + "\n"
 	}},
