@@ -452,6 +452,14 @@ func DottedName(n *Node, src []byte) string {
 const MaxChainCalls = 16
 
 func dottedName(n *Node, src []byte, calls int) string {
+	if t, ok := plainChain(n, src); ok {
+		return t
+	}
+	return dottedParts(n, src, calls)
+}
+
+// dottedParts is dottedName built from the chain's parts.
+func dottedParts(n *Node, src []byte, calls int) string {
 	var parts []string
 	for n != nil {
 		switch n.Kind() {
@@ -486,6 +494,27 @@ func dottedName(n *Node, src []byte, calls int) string {
 		}
 	}
 	return ""
+}
+
+// plainChain is the text of n when n is a name or a chain of attributes on one, written
+// without spaces, comments or line continuations (`torch.cuda.empty_cache`): the dotted
+// name itself, which then shares the source's bytes (Text) instead of being built.
+func plainChain(n *Node, src []byte) (string, bool) {
+	m := n
+	for m != nil && m.Kind() == "attribute" {
+		if m.ChildByField("attribute") == nil {
+			return "", false
+		}
+		m = m.ChildByField("object")
+	}
+	if m == nil || m.Kind() != "identifier" {
+		return "", false
+	}
+	t := n.Text(src)
+	if strings.ContainsAny(t, " \t\f\r\n\\#") {
+		return "", false
+	}
+	return t, true
 }
 
 func joinReversed(parts []string) string {

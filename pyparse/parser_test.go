@@ -727,3 +727,36 @@ func TestTextShares(t *testing.T) {
 
 // textSink keeps TestTextShares's texts from being optimised away.
 var textSink string
+
+// TestPlainChainMatchesParts: on every fixture, each name and attribute chain's dotted name
+// read from its text (plainChain) is the one built from its parts.
+func TestPlainChainMatchesParts(t *testing.T) {
+	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
+	seeds = append(seeds, "") // and the cases below
+	for _, path := range seeds {
+		src := []byte("x = torch.cuda.empty_cache\ny = a . b\nz = (a).b\nw = a.\\\n  b\nv = a.b  # c\nu = None.x\nt = f().g\ns = a[0].b\nr = 'a'.join\nq = a.\n")
+		if path != "" {
+			var err error
+			if src, err = os.ReadFile(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := parse(t, string(src))
+		plain := 0
+		f.Root.Walk(func(n *Node) bool {
+			if n.Kind() != "identifier" && n.Kind() != "attribute" {
+				return true
+			}
+			if got, ok := plainChain(n, f.Src); ok {
+				plain++
+				if want := dottedParts(n, f.Src, MaxChainCalls); got != want {
+					t.Errorf("%s:%d: %q from the text, %q from the parts", path, n.Line(), got, want)
+				}
+			}
+			return true
+		})
+		if plain == 0 {
+			t.Errorf("%s: no chain read from its text", path)
+		}
+	}
+}
