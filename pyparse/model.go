@@ -50,8 +50,8 @@ type File struct {
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
 
-	assignsOnce sync.Once
-	assigns     map[*Node]map[string][]*Node // AssignmentsTo: scope -> name -> assignments
+	assignsMu sync.Mutex
+	assigns   map[*Node]map[string][]*Node // AssignmentsTo: scope -> name -> assignments
 }
 
 // Import is one name an import statement binds.
@@ -149,61 +149,56 @@ type Call struct {
 // AssignmentsTo are the `assignment` nodes that run as part of scope (a function's body or
 // the module's root) and bind name: its left side is name, or a tuple of targets one of
 // which is name; in source order. Those in the functions, classes and lambdas defined in
-// scope are not part of it (a walk of scope that skips those definitions finds the same
-// nodes). They are indexed for the whole file on first use, safe from several goroutines:
-// what a name held before a statement was a walk of its function per question, and a
-// function that empties the cache after each of many `del`s asked it for every call.
+// scope are not part of it. Each scope is read once, on first use, for every name and every
+// goroutine: what a name held before a statement was a walk of its function per question,
+// and a function that empties the cache after each of many `del`s asked it for every call.
+// The slice is shared: callers must not change it.
 func (f *File) AssignmentsTo(scope *Node, name string) []*Node {
-	f.assignsOnce.Do(f.indexAssignments)
-	return f.assigns[scope][name]
+	f.assignsMu.Lock()
+	defer f.assignsMu.Unlock()
+	byName, ok := f.assigns[scope]
+	if !ok {
+		byName = assignmentsIn(scope, f.Src)
+		if f.assigns == nil {
+			f.assigns = map[*Node]map[string][]*Node{}
+		}
+		f.assigns[scope] = byName
+	}
+	return byName[name]
 }
 
-// indexAssignments builds AssignmentsTo's index.
-func (f *File) indexAssignments() {
-	f.assigns = map[*Node]map[string][]*Node{}
-	if f.Root == nil {
-		return
+// assignmentsIn indexes the assignments of scope (AssignmentsTo) by the names they bind.
+func assignmentsIn(scope *Node, src []byte) map[string][]*Node {
+	byName := map[string][]*Node{}
+	if scope == nil {
+		return byName
 	}
-	add := func(scope, n *Node) {
+	scope.Walk(func(n *Node) bool {
+		switch n.Kind() {
+		case "function_definition", "class_definition", "lambda":
+			return n == scope
+		case "assignment":
+		default:
+			return true
+		}
 		l := n.ChildByField("left")
 		if l == nil {
-			return
-		}
-		byName := f.assigns[scope]
-		if byName == nil {
-			byName = map[string][]*Node{}
-			f.assigns[scope] = byName
+			return true
 		}
 		bind := func(name string) {
 			if was := byName[name]; len(was) == 0 || was[len(was)-1] != n {
 				byName[name] = append(was, n)
 			}
 		}
-		bind(l.Text(f.Src))
+		bind(l.Text(src))
 		if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
 			for _, t := range l.NamedChildren() {
-				bind(t.Text(f.Src))
+				bind(t.Text(src))
 			}
 		}
-	}
-	f.Root.Walk(func(n *Node) bool {
-		if n.Kind() != "assignment" {
-			return true
-		}
-		for prev, m := n, n.Parent(); m != nil; prev, m = m, m.Parent() {
-			switch m.Kind() {
-			case "function_definition":
-				if body := m.ChildByField("body"); body == prev {
-					add(body, n)
-				}
-				return true
-			case "class_definition", "lambda":
-				return true
-			}
-		}
-		add(f.Root, n)
 		return true
 	})
+	return byName
 }
 
 // FunctionOf returns the function defined by a function_definition node.

@@ -665,6 +665,24 @@ c, c = 7, 8
 		}
 	}
 
+	// A scope is read once, whoever asks first: every goroutine gets the same list.
+	var wg sync.WaitGroup
+	lists := make([]**Node, 8)
+	for i := range lists {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i] = &f.AssignmentsTo(fn.Body, "model")[0]
+			_ = f.AssignmentsTo(fn.Body, "x")
+		}()
+	}
+	wg.Wait()
+	for _, p := range lists {
+		if p != lists[0] {
+			t.Fatal("AssignmentsTo read the scope again: each caller got a list of its own")
+		}
+	}
+
 	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
 	if len(seeds) == 0 {
 		t.Fatal("no fixtures")
@@ -675,39 +693,56 @@ c, c = 7, 8
 			t.Fatal(err)
 		}
 		f := parse(t, string(src))
+		// The reference finds each assignment's scope from the assignment up: the body of
+		// the nearest function around it, none inside a class body or lambda, else the module.
+		want := map[*Node]map[string][]*Node{}
+		f.Root.Walk(func(n *Node) bool {
+			if n.Kind() != "assignment" {
+				return true
+			}
+			scope := f.Root
+			for prev, m := n, n.Parent(); m != nil; prev, m = m, m.Parent() {
+				if k := m.Kind(); k == "function_definition" || k == "class_definition" || k == "lambda" {
+					scope = nil
+					if k == "function_definition" && m.ChildByField("body") == prev {
+						scope = prev
+					}
+					break
+				}
+			}
+			if scope == nil {
+				return true
+			}
+			if want[scope] == nil {
+				want[scope] = map[string][]*Node{}
+			}
+			l := n.ChildByField("left")
+			names := []string{l.Text(f.Src)}
+			if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
+				for _, c := range l.NamedChildren() {
+					names = append(names, c.Text(f.Src))
+				}
+			}
+			for _, name := range names {
+				if w := want[scope][name]; len(w) == 0 || w[len(w)-1] != n {
+					want[scope][name] = append(w, n)
+				}
+			}
+			return true
+		})
 		scopes := []*Node{f.Root}
 		for _, fn := range f.Functions {
 			scopes = append(scopes, fn.Body)
 		}
 		for _, scope := range scopes {
-			walked := map[string][]*Node{}
-			scope.Walk(func(m *Node) bool {
-				switch m.Kind() {
-				case "function_definition", "class_definition", "lambda":
-					return m == scope
-				case "assignment":
-					l := m.ChildByField("left")
-					names := []string{l.Text(f.Src)}
-					if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
-						for _, c := range l.NamedChildren() {
-							names = append(names, c.Text(f.Src))
-						}
-					}
-					for _, name := range names {
-						if w := walked[name]; len(w) == 0 || w[len(w)-1] != m {
-							walked[name] = append(w, m)
-						}
-					}
-				}
-				return true
-			})
-			for name, want := range walked {
-				if got := f.AssignmentsTo(scope, name); !slices.Equal(got, want) {
-					t.Errorf("%s: AssignmentsTo(%q) at lines %v, a walk of its scope finds %v", path, name, lines(got), lines(want))
+			for name, w := range want[scope] {
+				if got := f.AssignmentsTo(scope, name); !slices.Equal(got, w) {
+					t.Errorf("%s: AssignmentsTo(%q) at lines %v, want %v", path, name, lines(got), lines(w))
 				}
 			}
-			if len(f.assigns[scope]) != len(walked) {
-				t.Errorf("%s: %d names bound in a scope, a walk finds %d", path, len(f.assigns[scope]), len(walked))
+			f.AssignmentsTo(scope, "")
+			if len(f.assigns[scope]) != len(want[scope]) {
+				t.Errorf("%s: %d names bound in a scope, want %d", path, len(f.assigns[scope]), len(want[scope]))
 			}
 		}
 	}
