@@ -376,7 +376,7 @@ func (p *project) callbacks(f *pyparse.File, c *pyparse.Call) []*funcRef {
 		return nil
 	}
 	var out []*funcRef
-	for _, a := range c.Args.NamedChildren() {
+	for a := range c.Args.NamedSeq() {
 		if a.Kind() == "keyword_argument" {
 			a = a.ChildByField("value")
 		}

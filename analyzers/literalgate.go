@@ -72,8 +72,8 @@ func literalText(n *pyparse.Node, src []byte) string {
 func evalGate(f *pyparse.File, n *pyparse.Node, args map[string]string) (v, known bool) {
 	switch n.Kind() {
 	case "parenthesized_expression":
-		if in := n.NamedChildren(); len(in) == 1 {
-			return evalGate(f, in[0], args)
+		if n.NamedCount() == 1 {
+			return evalGate(f, n.NamedChild(0), args)
 		}
 	case "boolean_operator":
 		if !n.HasChild("and") {
@@ -81,7 +81,7 @@ func evalGate(f *pyparse.File, n *pyparse.Node, args map[string]string) (v, know
 		}
 		// False if any part is known false; true only if all are known true.
 		all := true
-		for _, part := range n.NamedChildren() {
+		for part := range n.NamedSeq() {
 			pv, pk := evalGate(f, part, args)
 			if pk && !pv {
 				return false, true

@@ -650,7 +650,7 @@ func (a *classifier) registeredAsHandler(f *pyparse.File, fn *pyparse.Function) 
 			continue
 		}
 		register := reRegister.MatchString(c.Callee)
-		for _, arg := range c.Args.NamedChildren() {
+		for arg := range c.Args.NamedSeq() {
 			v := arg
 			if arg.Kind() == "keyword_argument" {
 				v = arg.ChildByField("value")
@@ -949,7 +949,7 @@ func (a *classifier) switchOwn(f *pyparse.File, s *pyparse.Node, nested bool) st
 	src := f.Src
 	switch s.Kind() {
 	case "delete_statement":
-		for _, t := range s.NamedChildren() {
+		for t := range s.NamedSeq() {
 			for _, name := range deleteTargets(t, src) {
 				if a.holdsModel(f, s, name) {
 					return fmt.Sprintf("`del %s` at line %d switches models", name, s.Line())

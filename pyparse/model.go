@@ -192,7 +192,7 @@ func assignmentsIn(scope *Node, src []byte) map[string][]*Node {
 		}
 		bind(l.Text(src))
 		if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
-			for _, t := range l.NamedChildren() {
+			for t := range l.NamedSeq() {
 				bind(t.Text(src))
 			}
 		}
@@ -340,7 +340,7 @@ func (f *File) addClass(n *Node, name, scope string) {
 	src := f.Src
 	c := &Class{Name: name, QualName: joinScope(scope, name), Node: n, Methods: map[string]*Function{}}
 	if sc := n.ChildByField("superclasses"); sc != nil {
-		for _, b := range sc.NamedChildren() {
+		for b := range sc.NamedSeq() {
 			if b.Kind() == "keyword_argument" {
 				continue
 			}
@@ -363,7 +363,7 @@ func (f *File) addFunction(n *Node, name, scope string, parent *Function) *Funct
 	fn.Decorators = decorators(n)
 	fn.Async = n.HasChild("async")
 	if ps := n.ChildByField("parameters"); ps != nil {
-		for _, p := range ps.NamedChildren() {
+		for p := range ps.NamedSeq() {
 			pname := paramName(p, src)
 			fn.Params = append(fn.Params, pname)
 			if p.Kind() == "typed_parameter" || p.Kind() == "typed_default_parameter" {
@@ -393,8 +393,8 @@ func (n *Node) firstNamed() *Node {
 		return nil
 	}
 	if n.Kind() == "type" {
-		if c := n.NamedChildren(); len(c) > 0 {
-			return c[0]
+		if c := n.NamedChild(0); c != nil {
+			return c
 		}
 	}
 	return n
@@ -405,7 +405,7 @@ func paramName(p *Node, src []byte) string {
 	case "identifier":
 		return p.Text(src)
 	case "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern":
-		for _, c := range p.NamedChildren() {
+		for c := range p.NamedSeq() {
 			if c.Kind() == "identifier" {
 				return c.Text(src)
 			}

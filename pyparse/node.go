@@ -294,6 +294,37 @@ func (n *Node) ChildrenByField(field string) []*Node {
 	return out
 }
 
+// NamedSeq yields the named children in order: NamedChildren without building its list.
+func (n *Node) NamedSeq() iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		for c := range n.Children() {
+			if c.Named() && !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// NamedChild is the i-th named child, nil when there are not that many.
+func (n *Node) NamedChild(i int) *Node {
+	for c := range n.NamedSeq() {
+		if i == 0 {
+			return c
+		}
+		i--
+	}
+	return nil
+}
+
+// NamedCount is the number of named children.
+func (n *Node) NamedCount() int {
+	k := 0
+	for range n.NamedSeq() {
+		k++
+	}
+	return k
+}
+
 // NamedChildren returns the named children in order.
 func (n *Node) NamedChildren() []*Node {
 	var out []*Node
@@ -484,11 +515,10 @@ func dottedParts(n *Node, src []byte, calls int) string {
 			parts = append(parts, inner+"()")
 			return joinReversed(parts)
 		case "parenthesized_expression":
-			inner := n.NamedChildren()
-			if len(inner) != 1 {
+			if n.NamedCount() != 1 {
 				return ""
 			}
-			n = inner[0]
+			n = n.NamedChild(0)
 		default:
 			return ""
 		}

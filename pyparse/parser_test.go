@@ -795,3 +795,32 @@ func TestPlainChainMatchesParts(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedSeq: NamedSeq, NamedChild and NamedCount give NamedChildren's nodes, on every node
+// of every fixture.
+func TestNamedSeq(t *testing.T) {
+	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
+	for _, path := range seeds {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := parse(t, string(src))
+		f.Root.Walk(func(n *Node) bool {
+			want := n.NamedChildren()
+			got := slices.Collect(n.NamedSeq())
+			if !slices.Equal(got, want) || n.NamedCount() != len(want) {
+				t.Fatalf("%s:%d: NamedSeq %d nodes, NamedCount %d, NamedChildren %d", path, n.Line(), len(got), n.NamedCount(), len(want))
+			}
+			for i, w := range want {
+				if n.NamedChild(i) != w {
+					t.Fatalf("%s:%d: NamedChild(%d) is not NamedChildren's", path, n.Line(), i)
+				}
+			}
+			if n.NamedChild(len(want)) != nil {
+				t.Fatalf("%s:%d: NamedChild past the end is not nil", path, n.Line())
+			}
+			return true
+		})
+	}
+}
