@@ -53,6 +53,10 @@ type Settings struct {
 	// Kept, when set, is what an earlier run's analysis kept for a run after an edit that
 	// changed parsed files only (nil: none, or the run is no such run).
 	Kept *Kept
+	// PauseGC, when set, turns the garbage collector off until the function it returns is
+	// called: for a phase that allocates only what the run keeps to its end (a kept run
+	// reading back the last run's trees), where collecting costs time and frees nothing.
+	PauseGC func() (resume func())
 }
 
 // Kept is what an earlier run left for the next when the files it parsed are all there and

@@ -171,6 +171,10 @@ func pauseGC() (resume func()) {
 	})
 }
 
+// analysisPause is the pause the analysis may ask for (driver.Settings.PauseGC); tests
+// count it.
+var analysisPause = pauseGC
+
 // entryRead is a cache entry's head read and decoded on a goroutine of its own, started before
 // the walk: on 16 cores decoding the 15-project tree's head took 2.4 ms of a 25 ms warm run,
 // serial after the walk. The file stays open for the call records (load).

@@ -314,7 +314,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	gcOn()
 	if pr.a == nil {
-		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress}
+		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress, PauseGC: analysisPause}
 		var trees *treeStore
 		if cache != nil {
 			trees = cache.trees()

@@ -53,3 +53,14 @@ func SetRecordsPerChunk(n int) int {
 	recordsPerChunk = n
 	return old
 }
+
+// SetAnalysisPause replaces the collector pause the analysis is given (driver.Settings.PauseGC)
+// with pause, and returns the one it replaced.
+func SetAnalysisPause(pause func() func()) func() func() {
+	old := analysisPause
+	analysisPause = pause
+	return old
+}
+
+// PauseGC is the engine's own collector pause (pauseGC).
+func PauseGC() func() { return pauseGC() }

@@ -5,10 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cachelint/cachelint/internal/engine"
 )
 
 // TestGraphKept: after an edit of files the last run parsed, the analysis takes the call
@@ -368,5 +371,49 @@ func TestGraphKeptWantedModule(t *testing.T) {
 			t.Errorf("%s: %d files' graph kept (%q), %d findings, cached %v; want %d kept, %d findings",
 				s.what, res.Stats.Kept, res.Stats.KeptMiss, len(res.Report.Findings), res.Stats.Cached, s.kept, s.n)
 		}
+	}
+}
+
+// TestGraphKeptPausesGC: a kept run reads the last run's trees back with the collector off
+// (they and their models live to the end of the run: collecting meanwhile frees nothing),
+// and turns it back on; a run in full asks for no pause.
+func TestGraphKeptPausesGC(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	pauses, resumes := 0, 0
+	old := engine.SetAnalysisPause(func() func() {
+		pauses++
+		resume := engine.PauseGC()
+		return func() {
+			resumes++
+			resume()
+		}
+	})
+	t.Cleanup(func() { engine.SetAnalysisPause(old) })
+	gcPercent := func() int {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := gcPercent()
+	runCached(t, cacheDir, []string{dir}, dir)
+	if pauses != 0 {
+		t.Fatalf("a first run paused the collector %d times, want none", pauses)
+	}
+	write(t, dir, "train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
+	at := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "train.py"), at, at); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := runCached(t, cacheDir, []string{dir}, dir)
+	if res.Stats.Kept == 0 {
+		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
+	}
+	if pauses != 1 || resumes != 1 {
+		t.Errorf("a kept run paused the collector %d times and resumed it %d, want once each", pauses, resumes)
+	}
+	if got := gcPercent(); got != before {
+		t.Errorf("GOGC %d after the runs, want %d", got, before)
 	}
 }
