@@ -322,7 +322,8 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 		parts[i] = [2][]byte{binary.AppendUvarint(appendString(nil, f.Path), uint64(len(b))), b}
 	})
 	// Sized once: grown by appending, the store (megabytes) was copied again at each doubling,
-	// on one goroutine (diffusers: 15 ms of an edited run).
+	// on one goroutine (diffusers' edited run: 10 ms, 4.6 sized; 13 installed packages on 16
+	// cores: 150 MB more at the peak).
 	size := len(keptFormat) + binary.MaxVarintLen64
 	for _, p := range parts {
 		size += len(p[0]) + len(p[1])

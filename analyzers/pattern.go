@@ -1294,9 +1294,10 @@ func decoratedWith(f *pyparse.File, fn *pyparse.Function, suffix string) bool {
 	return false
 }
 
-// lastAssignment is the last assignment to name (pyparse.File.AssignmentsTo) before s in
-// s's scope (scopeOf) for which match is true, or nil.
-func lastAssignment(f *pyparse.File, s *pyparse.Node, name string, match func(assignment *pyparse.Node) bool) *pyparse.Node {
+// assignedBefore is the last assignment to name (pyparse.File.AssignmentsTo) before s in
+// s's scope (scopeOf) for which match is true, or nil. (The classifier's lastAssignment reads
+// its own index of plain names, bindingsOf, which also knows augmented assignments and loops.)
+func assignedBefore(f *pyparse.File, s *pyparse.Node, name string, match func(assignment *pyparse.Node) bool) *pyparse.Node {
 	to := f.AssignmentsTo(scopeOf(f, s), name)
 	for i := sort.Search(len(to), func(i int) bool { return to[i].Start >= s.Start }) - 1; i >= 0; i-- {
 		if match(to[i]) {
@@ -1314,7 +1315,7 @@ func holdsOutput(f *pyparse.File, s *pyparse.Node, name string) bool {
 	if name == "" {
 		return false
 	}
-	last := lastAssignment(f, s, name, func(m *pyparse.Node) bool {
+	last := assignedBefore(f, s, name, func(m *pyparse.Node) bool {
 		l := m.ChildByField("left")
 		return l != nil && l.Text(f.Src) == name
 	})
@@ -1366,7 +1367,7 @@ func (a *classifier) holdsModel(f *pyparse.File, s *pyparse.Node, name string) b
 // get_feature_iterator(...)` with `return iterate, num_files` and `def iterate(): ...
 // yield`): a callable, whatever its name, so `del generator` frees no model.
 func (a *classifier) boundToFunction(f *pyparse.File, s *pyparse.Node, name string) bool {
-	last := lastAssignment(f, s, name, func(m *pyparse.Node) bool {
+	last := assignedBefore(f, s, name, func(m *pyparse.Node) bool {
 		l, r := m.ChildByField("left"), m.ChildByField("right")
 		if l == nil || r == nil {
 			return false
