@@ -153,22 +153,20 @@ func TestTreeDecodeRejects(t *testing.T) {
 	if _, err := DecodeTree("t.py", src, append(append([]byte(nil), data...), 0)); err == nil {
 		t.Error("a tree with a byte after its end decoded")
 	}
-	for i := len(treeFormat); i < len(data); i++ {
+	// Every byte garbled, with the checksum made to match (TestTreeChecksum holds the
+	// checksum itself): the decoder's own checks refuse it, or it is still a tree of this
+	// text (a kind for another kind, a start moved inside it).
+	for i := len(treeFormat); i < len(data)-4; i++ {
 		for _, x := range []byte{0x01, 0x40, 0x80, 0xff} {
-			garbled := append([]byte(nil), data...)
+			garbled := slices.Clone(data[:len(data)-4])
 			garbled[i] ^= x
-			g, err := DecodeTree("t.py", src, garbled)
+			g, err := DecodeTree("t.py", src, binary.BigEndian.AppendUint32(garbled, crc32.Checksum(garbled, treeCRC)))
 			if err != nil {
 				continue
 			}
-			// Some flips still make a consistent tree of this text (a kind for another kind):
-			// what matters is that it is a tree, with every node inside the text.
-			g.Root.Walk(func(n *Node) bool {
-				if n.Start < 0 || n.End < n.Start || int(n.End) > len(src) {
-					t.Errorf("byte %d ^ %#x: node %s at %d-%d outside the text", i, x, n.Kind(), n.Start, n.End)
-				}
-				return true
-			})
+			if problem := notATree(g); problem != "" {
+				t.Errorf("byte %d ^ %#x: %s", i, x, problem)
+			}
 		}
 	}
 	// Counts larger than the entry can hold are refused before anything is allocated for
@@ -362,22 +360,44 @@ func FuzzDecodeTree(f *testing.F) {
 		if err != nil {
 			return
 		}
-		count := int(-got.Root.up)
-		seen := 0
-		got.Root.Walk(func(n *Node) bool {
-			seen++
-			if n.Start < 0 || n.End < n.Start || int(n.End) > len(src) {
-				t.Fatalf("node %s at %d-%d outside the text", n.Kind(), n.Start, n.End)
-			}
-			if par := n.Parent(); par != nil && par.Child(n.Index()) != n {
-				t.Fatalf("node %s is not its parent's child %d", n.Kind(), n.Index())
-			}
-			return seen <= count
-		})
-		if seen != count {
-			t.Fatalf("walked %d nodes of %d", seen, count)
+		if problem := notATree(got); problem != "" {
+			t.Fatal(problem)
 		}
 	})
+}
+
+// notATree says what makes a decoded file no tree of its text ("" when it is one): a node
+// outside the text, a node that is not its parent's child at its index, a walk from the
+// root that does not meet every node once, or line starts other than the text's.
+func notATree(f *File) string {
+	count := int(-f.Root.up)
+	seen := 0
+	problem := ""
+	f.Root.Walk(func(n *Node) bool {
+		seen++
+		switch {
+		case n.Start < 0 || n.End < n.Start || int(n.End) > len(f.Src):
+			problem = fmt.Sprintf("node %s at %d-%d outside the text", n.Kind(), n.Start, n.End)
+		case n.Parent() != nil && n.Parent().Child(n.Index()) != n:
+			problem = fmt.Sprintf("node %s is not its parent's child %d", n.Kind(), n.Index())
+		}
+		return problem == "" && seen <= count
+	})
+	if problem == "" && seen != count {
+		problem = fmt.Sprintf("walked %d nodes of %d", seen, count)
+	}
+	if lines, _ := f.Root.table(); problem == "" && !slices.Equal(lines, int32s(lineStarts(f.Src))) {
+		problem = fmt.Sprintf("line starts %v, the text's are %v", lines, lineStarts(f.Src))
+	}
+	return problem
+}
+
+func int32s(v []int) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
 }
 
 // TestTreeChecksum: a kept tree with any one bit flipped is refused (parsed again), never
