@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"bytes"
+	"iter"
 	"maps"
 	"os"
 	"path"
@@ -53,12 +54,11 @@ type project struct {
 	attrClasses map[*pyparse.Class]map[string]*classRef
 	// attrFuncs caches, per class, the project functions bound to each `self.attr`.
 	attrFuncs map[*pyparse.Class]map[string][]*funcRef
-	// localBinds caches, per function, the values its own body assigns to each plain name;
-	// localRefs what localFuncs resolved them to.
-	localBinds map[*pyparse.Function]map[string][]*pyparse.Node
-	localRefs  map[*pyparse.Function]map[string][]*funcRef
-	// globalSelves caches globalSelf per file.
-	globalSelves map[*pyparse.File]map[string]*pyparse.Class
+	// localRefs caches what localFuncs resolved a function's plain names to.
+	localRefs map[*pyparse.Function]map[string][]*funcRef
+	// selves caches globalSelf per file, for every round and goroutine (it reads the file
+	// alone).
+	selves *fileSelves
 	// ownLoops memoizes inOwnLoop per call, for the whole run.
 	ownLoops map[*pyparse.Node]bool
 	// funcNames holds every function name of the parsed files: an argument that names none
@@ -136,7 +136,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		abs: make(map[string]string, len(paths)), byBase: map[string][]string{}, modCache: map[modKey]string{},
 		fileDirs: map[*pyparse.File]string{}, table: newProbeTable(), looked: newLookupLog(),
-		probeCache: newProbeCache()}
+		probeCache: newProbeCache(), selves: &fileSelves{byFile: map[*pyparse.File]map[string]*pyparse.Class{}}}
 	// The working directory once, not once per file (os.Getwd stats two directories).
 	wd, err := os.Getwd()
 	for _, f := range paths {
@@ -319,11 +319,9 @@ func (p *project) worker() *project {
 func (p *project) newCaches() {
 	p.attrClasses = map[*pyparse.Class]map[string]*classRef{}
 	p.attrFuncs = map[*pyparse.Class]map[string][]*funcRef{}
-	p.localBinds = map[*pyparse.Function]map[string][]*pyparse.Node{}
 	p.localRefs = map[*pyparse.Function]map[string][]*funcRef{}
 	p.classLookups = map[classLookup]keptLookup{}
 	p.moduleSearches = map[moduleSearch]keptLookup{}
-	p.globalSelves = map[*pyparse.File]map[string]*pyparse.Class{}
 	p.devices = map[*pyparse.Function]string{}
 	p.want = map[string]bool{}
 	p.cacheProbes = map[probeKey][]probe{}
@@ -481,10 +479,13 @@ func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pypars
 // (`global worker` then `worker = self` in a method of a class of f) to that class, found once
 // per file.
 func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
-	if m, ok := p.globalSelves[f]; ok {
+	p.selves.mu.Lock()
+	m, ok := p.selves.byFile[f]
+	p.selves.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := map[string]*pyparse.Class{}
+	m = map[string]*pyparse.Class{}
 	if bytes.Contains(f.Src, []byte("global ")) {
 		for _, cls := range f.Classes {
 			for _, fn := range cls.Methods {
@@ -505,8 +506,19 @@ func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
 			}
 		}
 	}
-	p.globalSelves[f] = m
+	p.selves.mu.Lock()
+	defer p.selves.mu.Unlock()
+	if was, ok := p.selves.byFile[f]; ok {
+		return was // another goroutine read it meanwhile: the same map, one kept
+	}
+	p.selves.byFile[f] = m
 	return m
+}
+
+// fileSelves is globalSelf's answer by file, shared by a project's copies (project.worker).
+type fileSelves struct {
+	mu     sync.Mutex
+	byFile map[*pyparse.File]map[string]*pyparse.Class
 }
 
 // localFuncs returns the project functions a plain name is bound to by the assignments in
@@ -516,8 +528,12 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	if scope.Body == nil {
 		return nil
 	}
-	values := p.scopeBinds(f, scope)[name]
-	if len(values) == 0 {
+	bound := false
+	for range plainBinds(f, scope.Body, name) {
+		bound = true
+		break
+	}
+	if !bound {
 		return nil
 	}
 	key := probeKey{tableLocalRefs, scope, name}
@@ -527,38 +543,35 @@ func (p *project) localFuncs(f *pyparse.File, scope *pyparse.Function, name stri
 	}
 	keep := p.computing(key)
 	var out []*funcRef
-	for _, v := range values {
+	for v := range plainBinds(f, scope.Body, name) {
 		for _, ref := range p.boundFuncs(f, scope, v) {
 			if !slices.ContainsFunc(out, func(x *funcRef) bool { return x.fn == ref.fn }) {
 				out = append(out, ref)
 			}
 		}
 	}
+	if p.localRefs[scope] == nil {
+		p.localRefs[scope] = map[string][]*funcRef{}
+	}
 	p.localRefs[scope][name] = out
 	keep()
 	return out
 }
 
-// scopeBinds is what the assignments of scope's own body bind to each plain name, in source
-// order (nested definitions are scopes of their own).
-func (p *project) scopeBinds(f *pyparse.File, scope *pyparse.Function) map[string][]*pyparse.Node {
-	binds, ok := p.localBinds[scope]
-	if !ok {
-		// Read once per function: a byte search for `name =` before each call's walk, kept
-		// from nothing, was repeated at every plain-name call of a long function.
-		binds = map[string][]*pyparse.Node{}
-		walkScope(scope.Body, func(n *pyparse.Node) {
-			if n.Kind() != "assignment" {
-				return
-			}
+// plainBinds yields what the assignments of a scope's own body (nested definitions are
+// scopes of their own) bind to the plain name, `name = value`, in source order: each value.
+// The file's index of the scope (pyparse.File.AssignmentsTo) is read once, for every round
+// and goroutine: each round's resolvers read each function again for its bindings before.
+func plainBinds(f *pyparse.File, body *pyparse.Node, name string) iter.Seq[*pyparse.Node] {
+	return func(yield func(*pyparse.Node) bool) {
+		for _, n := range f.AssignmentsTo(body, name) {
 			if l, r := n.ChildByField("left"), n.ChildByField("right"); l != nil && r != nil && l.Kind() == "identifier" {
-				binds[l.Text(f.Src)] = append(binds[l.Text(f.Src)], r)
+				if !yield(r) {
+					return
+				}
 			}
-		})
-		p.localBinds[scope] = binds
-		p.localRefs[scope] = map[string][]*funcRef{}
+		}
 	}
-	return binds
 }
 
 // localAssign is the dotted expression (assignedName) that name was last bound to in the
@@ -572,7 +585,7 @@ func (p *project) localAssign(f *pyparse.File, scope *pyparse.Function, name str
 		return "", false
 	}
 	var last *pyparse.Node
-	for _, v := range p.scopeBinds(f, scope)[name] {
+	for v := range plainBinds(f, scope.Body, name) {
 		if int(v.Start) < at {
 			last = v
 		}
@@ -1878,30 +1891,33 @@ func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyp
 		if scope != nil {
 			body = scope.Body
 		}
-		walkScope(body, func(m *pyparse.Node) {
-			switch m.Kind() {
-			case "for_statement":
-				if left := m.ChildByField("left"); left == nil || left.Kind() != "identifier" || left.Text(f.Src) != name {
-					return
+		// The scope's loops over name and assignments to it, in source order (the file's
+		// index of the scope, read once: this was a walk of the scope per name asked).
+		loops, assigns := f.LoopsBinding(body, name), f.AssignmentsTo(body, name)
+		for len(loops) > 0 || len(assigns) > 0 {
+			if len(assigns) == 0 || len(loops) > 0 && loops[0].Start < assigns[0].Start {
+				m := loops[0]
+				loops = loops[1:]
+				over := m.ChildByField("right")
+				if over != nil && over.Kind() == "identifier" {
+					over = p.tables[f][over.Text(f.Src)]
 				}
-				iter := m.ChildByField("right")
-				if iter != nil && iter.Kind() == "identifier" {
-					iter = p.tables[f][iter.Text(f.Src)]
+				if over == nil {
+					continue
 				}
-				if iter == nil {
-					return
-				}
-				for _, e := range tableEntries(iter) {
+				for _, e := range tableEntries(over) {
 					if e.Kind() == "call" {
 						out = append(out, construction{f, e})
 					}
 				}
-			case "assignment":
-				if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && l.Text(f.Src) == name && m.Start < v.Start {
-					out = append(out, p.constructions(f, scope, m.ChildByField("right"), depth+1)...)
-				}
+				continue
 			}
-		})
+			m := assigns[0]
+			assigns = assigns[1:]
+			if l := m.ChildByField("left"); l != nil && l.Kind() == "identifier" && m.Start < v.Start {
+				out = append(out, p.constructions(f, scope, m.ChildByField("right"), depth+1)...)
+			}
+		}
 	case "attribute":
 		obj, attr := v.ChildByField("object"), v.ChildByField("attribute")
 		cls := methodClass(scope)

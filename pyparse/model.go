@@ -51,7 +51,7 @@ type File struct {
 	fromTree bool
 
 	assignsMu sync.Mutex
-	assigns   map[*Node]map[string][]*Node // AssignmentsTo: scope -> name -> assignments
+	assigns   map[*Node]*bindings // AssignmentsTo, LoopsBinding: scope -> its bindings
 }
 
 // Import is one name an import statement binds.
@@ -154,29 +154,51 @@ type Call struct {
 // and a function that empties the cache after each of many `del`s asked it for every call.
 // The slice is shared: callers must not change it.
 func (f *File) AssignmentsTo(scope *Node, name string) []*Node {
-	f.assignsMu.Lock()
-	defer f.assignsMu.Unlock()
-	byName, ok := f.assigns[scope]
-	if !ok {
-		byName = assignmentsIn(scope, f.Src)
-		if f.assigns == nil {
-			f.assigns = map[*Node]map[string][]*Node{}
-		}
-		f.assigns[scope] = byName
-	}
-	return byName[name]
+	return f.scopeIndex(scope).assigns[name]
 }
 
-// assignmentsIn indexes the assignments of scope (AssignmentsTo) by the names they bind.
-func assignmentsIn(scope *Node, src []byte) map[string][]*Node {
-	byName := map[string][]*Node{}
+// LoopsBinding are the `for` statements of scope (as AssignmentsTo reads it) whose target is
+// the plain name, in source order; read with the assignments, once per scope. The slice
+// is shared: callers must not change it.
+func (f *File) LoopsBinding(scope *Node, name string) []*Node {
+	return f.scopeIndex(scope).loops[name]
+}
+
+// bindings are what one scope binds to each name (AssignmentsTo, LoopsBinding).
+type bindings struct {
+	assigns, loops map[string][]*Node
+}
+
+// scopeIndex is scope's bindings, read on first use.
+func (f *File) scopeIndex(scope *Node) *bindings {
+	f.assignsMu.Lock()
+	defer f.assignsMu.Unlock()
+	b, ok := f.assigns[scope]
+	if !ok {
+		b = bindingsIn(scope, f.Src)
+		if f.assigns == nil {
+			f.assigns = map[*Node]*bindings{}
+		}
+		f.assigns[scope] = b
+	}
+	return b
+}
+
+// bindingsIn indexes the assignments and for statements of scope by the names they bind.
+func bindingsIn(scope *Node, src []byte) *bindings {
+	b := &bindings{assigns: map[string][]*Node{}, loops: map[string][]*Node{}}
 	if scope == nil {
-		return byName
+		return b
 	}
 	scope.Walk(func(n *Node) bool {
 		switch n.Kind() {
 		case "function_definition", "class_definition", "lambda":
 			return n == scope
+		case "for_statement":
+			if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
+				b.loops[l.Text(src)] = append(b.loops[l.Text(src)], n)
+			}
+			return true
 		case "assignment":
 		default:
 			return true
@@ -186,8 +208,8 @@ func assignmentsIn(scope *Node, src []byte) map[string][]*Node {
 			return true
 		}
 		bind := func(name string) {
-			if was := byName[name]; len(was) == 0 || was[len(was)-1] != n {
-				byName[name] = append(was, n)
+			if was := b.assigns[name]; len(was) == 0 || was[len(was)-1] != n {
+				b.assigns[name] = append(was, n)
 			}
 		}
 		bind(l.Text(src))
@@ -198,7 +220,7 @@ func assignmentsIn(scope *Node, src []byte) map[string][]*Node {
 		}
 		return true
 	})
-	return byName
+	return b
 }
 
 // FunctionOf returns the function defined by a function_definition node.

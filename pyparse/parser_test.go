@@ -614,8 +614,9 @@ func TestArenaReused(t *testing.T) {
 }
 
 // TestAssignmentsTo: the assignments of a scope that bind a name, those of the functions,
-// classes and lambdas defined in it left out, tuple targets bound by each name; and on every
-// fixture, the index equals a walk of each scope.
+// classes and lambdas defined in it left out, tuple targets bound by each name, and the for
+// statements over the plain name (LoopsBinding); and on every fixture, the index equals a
+// walk up from each assignment and loop to its scope.
 func TestAssignmentsTo(t *testing.T) {
 	src := `model = load()
 a, b = 1, 2
@@ -633,6 +634,13 @@ def unload(models):
     fn = lambda: model
 a = 6
 c, c = 7, 8
+for m in models:
+    pass
+for i, j in pairs:
+    pass
+def g():
+    for m in range(3):
+        pass
 `
 	f := parse(t, src)
 	fn := f.Functions[0]
@@ -662,6 +670,22 @@ c, c = 7, 8
 	} {
 		if got := lines(f.AssignmentsTo(c.scope, c.name)); !slices.Equal(got, c.want) {
 			t.Errorf("AssignmentsTo(%s, %q) at lines %v, want %v", c.scope.Kind(), c.name, got, c.want)
+		}
+	}
+	g := f.Functions[len(f.Functions)-1]
+	for _, c := range []struct {
+		scope *Node
+		name  string
+		want  []int
+	}{
+		{f.Root, "m", []int{17}},
+		{f.Root, "i", nil},
+		{f.Root, "i, j", nil},
+		{g.Body, "m", []int{22}},
+		{fn.Body, "m", nil},
+	} {
+		if got := lines(f.LoopsBinding(c.scope, c.name)); !slices.Equal(got, c.want) {
+			t.Errorf("LoopsBinding(%s, %q) at lines %v, want %v", c.scope.Kind(), c.name, got, c.want)
 		}
 	}
 
@@ -696,8 +720,9 @@ c, c = 7, 8
 		// The reference finds each assignment's scope from the assignment up: the body of
 		// the nearest function around it, none inside a class body or lambda, else the module.
 		want := map[*Node]map[string][]*Node{}
+		wantLoops := map[*Node]map[string][]*Node{}
 		f.Root.Walk(func(n *Node) bool {
-			if n.Kind() != "assignment" {
+			if n.Kind() != "assignment" && n.Kind() != "for_statement" {
 				return true
 			}
 			scope := f.Root
@@ -713,10 +738,19 @@ c, c = 7, 8
 			if scope == nil {
 				return true
 			}
+			l := n.ChildByField("left")
+			if n.Kind() == "for_statement" {
+				if l.Kind() == "identifier" {
+					if wantLoops[scope] == nil {
+						wantLoops[scope] = map[string][]*Node{}
+					}
+					wantLoops[scope][l.Text(f.Src)] = append(wantLoops[scope][l.Text(f.Src)], n)
+				}
+				return true
+			}
 			if want[scope] == nil {
 				want[scope] = map[string][]*Node{}
 			}
-			l := n.ChildByField("left")
 			names := []string{l.Text(f.Src)}
 			if l.Kind() == "pattern_list" || l.Kind() == "tuple_pattern" {
 				for _, c := range l.NamedChildren() {
@@ -740,9 +774,14 @@ c, c = 7, 8
 					t.Errorf("%s: AssignmentsTo(%q) at lines %v, want %v", path, name, lines(got), lines(w))
 				}
 			}
+			for name, w := range wantLoops[scope] {
+				if got := f.LoopsBinding(scope, name); !slices.Equal(got, w) {
+					t.Errorf("%s: LoopsBinding(%q) at lines %v, want %v", path, name, lines(got), lines(w))
+				}
+			}
 			f.AssignmentsTo(scope, "")
-			if len(f.assigns[scope]) != len(want[scope]) {
-				t.Errorf("%s: %d names bound in a scope, want %d", path, len(f.assigns[scope]), len(want[scope]))
+			if got := f.assigns[scope]; len(got.assigns) != len(want[scope]) || len(got.loops) != len(wantLoops[scope]) {
+				t.Errorf("%s: %d names assigned and %d looped over in a scope, want %d and %d", path, len(got.assigns), len(got.loops), len(want[scope]), len(wantLoops[scope]))
 			}
 		}
 	}
