@@ -780,8 +780,14 @@ def g():
 				}
 			}
 			f.AssignmentsTo(scope, "")
-			if got := f.assigns[scope]; len(got.assigns) != len(want[scope]) || len(got.loops) != len(wantLoops[scope]) {
-				t.Errorf("%s: %d names assigned and %d looped over in a scope, want %d and %d", path, len(got.assigns), len(got.loops), len(want[scope]), len(wantLoops[scope]))
+			count := func(m map[string][]*Node) (n int) {
+				for _, nodes := range m {
+					n += len(nodes)
+				}
+				return n
+			}
+			if got := f.assigns[scope]; len(got.assigns.nodes) != count(want[scope]) || len(got.loops.nodes) != count(wantLoops[scope]) {
+				t.Errorf("%s: %d bindings by assignment and %d by loop in a scope, want %d and %d", path, len(got.assigns.nodes), len(got.loops.nodes), count(want[scope]), count(wantLoops[scope]))
 			}
 		}
 	}
