@@ -50,7 +50,7 @@ type File struct {
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
 
-	assignsMu sync.Mutex
+	assignsMu sync.RWMutex
 	assigns   map[*Node]*bindings // AssignmentsTo, LoopsBinding: scope -> its bindings
 }
 
@@ -214,18 +214,26 @@ func (b *byName) sort() {
 	b.names, b.nodes = slices.Clip(names), slices.Clip(nodes)
 }
 
-// scopeIndex is scope's bindings, read on first use.
+// scopeIndex is scope's bindings, read on first use. The scope is read outside the lock
+// (the resolver's goroutines share large files, whose module scope takes a while): two
+// goroutines may read one scope at once, and both take the index stored first.
 func (f *File) scopeIndex(scope *Node) *bindings {
+	f.assignsMu.RLock()
+	b, ok := f.assigns[scope]
+	f.assignsMu.RUnlock()
+	if ok {
+		return b
+	}
+	b = bindingsIn(scope, f.Src)
 	f.assignsMu.Lock()
 	defer f.assignsMu.Unlock()
-	b, ok := f.assigns[scope]
-	if !ok {
-		b = bindingsIn(scope, f.Src)
-		if f.assigns == nil {
-			f.assigns = map[*Node]*bindings{}
-		}
-		f.assigns[scope] = b
+	if was, ok := f.assigns[scope]; ok {
+		return was
 	}
+	if f.assigns == nil {
+		f.assigns = map[*Node]*bindings{}
+	}
+	f.assigns[scope] = b
 	return b
 }
 
