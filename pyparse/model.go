@@ -269,7 +269,7 @@ func bindingsIn(scope *Node, src []byte) *bindings {
 		return true
 	})
 	if len(b.assigns.names) == 0 && len(b.loops.names) == 0 {
-		return &noBindings // most small functions: one index for all of them
+		return &noBindings // one index for every scope that binds nothing
 	}
 	b.assigns.sort()
 	b.loops.sort()
