@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Regexp is a regexp.Regexp compiled the first time it is used.
@@ -54,13 +55,25 @@ func (r *Regexp) cannot(s string) bool {
 	if r.atoms == nil {
 		return false
 	}
+	// s lower-cased once (on the stack when short), then each atom searched with
+	// strings.Index: the analyzers ask expressions of dozens of alternatives (reLoadModel)
+	// about every call and loop they read, and a byte-by-byte search per atom was most of
+	// the time those questions took.
+	var buf [256]byte
+	low := buf[:0]
+	if len(s) > len(buf) {
+		low = make([]byte, 0, len(s))
+	}
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		c := s[i]
+		if c >= utf8.RuneSelf {
 			return false // Unicode case folding may match more (`K` for `k`)
 		}
+		low = append(low, lower(c))
 	}
+	text := unsafe.String(unsafe.SliceData(low), len(low)) // low is not changed after
 	for _, a := range r.atoms {
-		if containsFold(s, a) {
+		if strings.Contains(text, a) {
 			return false
 		}
 	}
@@ -154,20 +167,6 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-// containsFold reports whether the ASCII text s contains atom (lower case), ignoring case.
-func containsFold(s, atom string) bool {
-	for i := 0; i+len(atom) <= len(s); i++ {
-		j := 0
-		for j < len(atom) && lower(s[i+j]) == atom[j] {
-			j++
-		}
-		if j == len(atom) {
-			return true
-		}
-	}
-	return false
 }
 
 // String is the expression's source text.

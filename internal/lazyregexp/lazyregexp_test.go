@@ -1,8 +1,10 @@
 package lazyregexp
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -76,7 +78,8 @@ func TestAtomsAnswerAsRegexp(t *testing.T) {
 	exprs := []string{`(?i)(optim|opt|scaler)[\w]*\.step$`, `(^|_)(get|load)_`, `(?i)\bempty_cache\b`,
 		`(?i)kelvin`, `(?i)stop|go`, `reload_states|init_\w*model`, `(ab){2,}`}
 	texts := []string{"", "optimizer.step", "OPTIMIZER.STEP", "opt.Step", "x.step", "get_model", "_load_x", "forget_",
-		"torch.cuda.EMPTY_CACHE()", "empty_cache_fn", "\u212Aelvin", "KELVIN", "ſtop", "STOP", "init_big_model", "init_x", "abab", "ab"}
+		"torch.cuda.EMPTY_CACHE()", "empty_cache_fn", "\u212Aelvin", "KELVIN", "ſtop", "STOP", "init_big_model", "init_x", "abab", "ab",
+		strings.Repeat("x = compute(batch) ", 20) + "optimizer.step", strings.Repeat("y", 300) + "\u212Aelvin"}
 	for _, e := range exprs {
 		r, want := New(e), regexp.MustCompile(e)
 		for _, s := range texts {
@@ -102,4 +105,33 @@ func FuzzAtoms(f *testing.F) {
 			t.Errorf("%q on %q: answers differ from regexp's", expr, s)
 		}
 	})
+}
+
+// TestCannotAllocates: ruling a short text out costs no allocation (the analyzers ask it of
+// every call and loop they read).
+func TestCannotAllocates(t *testing.T) {
+	r := New(`(?i)(load|offload|unload|reload|swap|switch)_?(model|pipeline|pipe|weights|adapter|lora)`)
+	r.re()
+	text := "self.text_encoder.to(device, dtype=torch.float16)"
+	if n := testing.AllocsPerRun(100, func() { sink = r.cannot(text) }); n != 0 {
+		t.Errorf("cannot allocated %v times a call, want 0", n)
+	}
+}
+
+var sink bool
+
+// BenchmarkCannot measures ruling out a typical callee text against an expression of many
+// alternatives, and a long statement's text.
+//
+//	go test ./internal/lazyregexp -run '^$' -bench Cannot
+func BenchmarkCannot(b *testing.B) {
+	r := New(`(?i)(load|offload|unload|reload|swap|switch)_?(model|pipeline|pipe|weights|adapter|lora)`)
+	r.re()
+	for _, text := range []string{"self.text_encoder.to", strings.Repeat("x = compute(batch, labels) + other_value; ", 20)} {
+		b.Run(fmt.Sprint(len(text)), func(b *testing.B) {
+			for b.Loop() {
+				sink = r.cannot(text)
+			}
+		})
+	}
 }
