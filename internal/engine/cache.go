@@ -83,7 +83,7 @@ type cacheEntry struct {
 	// Calls is the number of call records after the head: an entry cut between two of
 	// their messages is told from a whole one.
 	Calls int
-	// Graph is the SHA-256 of the graph store written with the entry (graph.go), nil when
+	// Graph is the digest of the graph store written with the entry (graphDigest), nil when
 	// none was: a store of another run is not read.
 	Graph []byte
 }

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,14 +11,15 @@ import (
 	"sync"
 
 	"github.com/cachelint/cachelint/internal/driver"
+	"github.com/cachelint/cachelint/internal/parallel"
 )
 
 // The graph store keeps, beside a project's entry, what the analysis kept of each file it
 // parsed (Facts.Graph: the analyzers' encoding), for the run after an edit: when the files
 // that changed since the entry are all files it parsed, the analysis is given the store with
 // the entry's needles and the files it parsed (driver.Kept) and takes from it what still
-// holds. The entry names the store by its SHA-256: a store another run wrote, or one
-// damaged on disk, is not read.
+// holds. The entry names the store by its digest (graphDigest): a store another run wrote,
+// or one damaged on disk, is not read.
 
 // graphSuffix ends the name of each entry's graph store.
 const graphSuffix = ".graph"
@@ -29,7 +31,7 @@ func (rc *resultCache) graphFile() string {
 // editedEntry is an entry that held but for the texts of some files it parsed.
 type editedEntry struct {
 	a *analysed
-	// graph is the entry's graph store's SHA-256 (cacheEntry.Graph), lookups its
+	// graph is the entry's graph store's digest (cacheEntry.Graph), lookups its
 	// cacheEntry.Lookups.
 	graph, lookups []byte
 	// parsed are the files the entry's analysis parsed, changed those whose text changed.
@@ -69,7 +71,7 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 	if err != nil {
 		return nil
 	}
-	if sum := sha256.Sum256(data); !bytes.Equal(sum[:], e.graph) {
+	if !bytes.Equal(graphDigest(data, rc.jobs), e.graph) {
 		return nil
 	}
 	lookups, err := decodeLookups(e.lookups)
@@ -80,7 +82,7 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 		Rounds: e.a.Rounds, ImportsAsked: e.a.ImportsAsked, Lookups: lookups}
 }
 
-// saveGraph writes the graph store and returns its SHA-256 for the entry, nil when it was not
+// saveGraph writes the graph store and returns its digest for the entry, nil when it was not
 // written; and removes the stores of other entries left untouched for treeStaleAfter.
 func (rc *resultCache) saveGraph(data []byte) []byte {
 	if err := prepareDir(rc.dir); err != nil {
@@ -94,6 +96,26 @@ func (rc *resultCache) saveGraph(data []byte) []byte {
 		return nil
 	}
 	removeStale(rc.dir, graphSuffix, rc.graphFile())
-	sum := sha256.Sum256(data)
-	return sum[:]
+	return graphDigest(data, rc.jobs)
 }
+
+// graphDigest names a graph store's contents: the CRC-32C and the CRC-32 (IEEE) of each
+// block of digestBlock bytes, read on jobs goroutines, and those of the blocks' checksums in
+// order; 64 bits from two polynomials, as the entry's other stores are checked by
+// CRC-32C. A store's SHA-256, on one goroutine while it was written and again while it was
+// read, was a quarter of an edited run's time over large installed packages (a store of 52
+// MB there; SHA-256 hashes 1.7 GB/s on this machine, the two CRCs 7 and 24 GB/s).
+func graphDigest(data []byte, jobs int) []byte {
+	n := (len(data) + digestBlock - 1) / digestBlock
+	sums := make([]byte, 8*n)
+	parallel.For(n, jobs, func(_, i int) {
+		b := data[i*digestBlock : min(len(data), (i+1)*digestBlock)]
+		binary.BigEndian.PutUint32(sums[8*i:], crc32.Checksum(b, entryCRC))
+		binary.BigEndian.PutUint32(sums[8*i+4:], crc32.ChecksumIEEE(b))
+	})
+	d := binary.BigEndian.AppendUint32(nil, crc32.Checksum(sums, entryCRC))
+	return binary.BigEndian.AppendUint32(d, crc32.ChecksumIEEE(sums))
+}
+
+// digestBlock is the size of graphDigest's blocks.
+const digestBlock = 1 << 20

@@ -24,8 +24,15 @@ func TestGraphKept(t *testing.T) {
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	runCached(t, cacheDir, []string{dir}, dir)
-	if stores, _ := filepath.Glob(filepath.Join(cacheDir, "*.graph")); len(stores) != 1 {
-		t.Fatalf("graph stores %v, want one", stores)
+	first, _ := filepath.Glob(filepath.Join(cacheDir, "*.graph"))
+	if len(first) != 1 {
+		t.Fatalf("graph stores %v, want one", first)
+	}
+	// The first run's store, whole: later, a store of another run in the place of the
+	// entry's own.
+	firstStore, err := os.ReadFile(first[0])
+	if err != nil {
+		t.Fatal(err)
 	}
 	ago := 30 * time.Minute
 	edit := func(name, text string) {
@@ -124,12 +131,19 @@ func TestGraphKept(t *testing.T) {
 			t.Errorf("%s: the reason given for running in full is %q, want one saying %q", s.what, res.Stats.KeptMiss, want)
 		}
 	}
-	// A store garbled on disk, or one of another run, is not read.
+	// A store garbled on disk, or one of another run (the first run's, whole and valid), is
+	// not read: the entry names its own store by its digest.
 	stores, _ := filepath.Glob(filepath.Join(cacheDir, "*.graph"))
-	for i, garble := range []func([]byte) []byte{
-		func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+	garbles := []func([]byte) []byte{
 		func(b []byte) []byte { return b[:len(b)-1] },
-	} {
+		func([]byte) []byte { return firstStore },
+	}
+	// A bit flipped at each of 16 places: most still decode into some graph (an edge or a
+	// name another), which only the entry's digest of its store refuses.
+	for k := 1; k <= 16; k++ {
+		garbles = append(garbles, func(b []byte) []byte { b[k*len(b)/17] ^= 1; return b })
+	}
+	for i, garble := range garbles {
 		data, err := os.ReadFile(stores[0])
 		if err != nil {
 			t.Fatal(err)
