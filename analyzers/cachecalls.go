@@ -79,7 +79,7 @@ type CallGraph struct {
 	// keeps trees; keptFiles is how many files' part of it an earlier run's kept graph gave,
 	// keptAsked that run's import questions (driver.Kept), keptMiss why such a graph was
 	// not taken.
-	kept      []byte
+	kept      [][]byte
 	keptFiles int
 	// keptAgain is how many unchanged files had their calls found again: they read what an
 	// edit changed.

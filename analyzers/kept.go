@@ -238,10 +238,10 @@ type helperID struct {
 }
 
 // encodeKept encodes what the graph's files contributed (memo) and its helpers, for the next
-// run; a file in kept is written as its record there (the files parsed, and so their
-// numbers, are those of the kept graph it was taken from). Files whose calls were not all
-// resolved (a run cut short) are left out.
-func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
+// run: the store is the pieces it returns, in order. A file in kept is written as its
+// record there (the files parsed, and so their numbers, are those of the kept graph it was
+// taken from). Files whose calls were not all resolved (a run cut short) are left out.
+func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) [][]byte {
 	files := g.Project.res.Files
 	index := make(map[string]int, len(files))
 	for i, f := range files {
@@ -321,19 +321,21 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 		}
 		parts[i] = [2][]byte{binary.AppendUvarint(appendString(nil, f.Path), uint64(len(b))), b}
 	})
-	// Sized once: grown by appending, the store (megabytes) was copied again at each doubling,
-	// on one goroutine (diffusers' edited run: 10 ms, 4.6 sized; 13 installed packages on 16
-	// cores: 150 MB more at the peak).
-	size := len(keptFormat) + binary.MaxVarintLen64
+	// The store is its pieces in order, never put together here: the cache writes them one
+	// after another. Put together, it was a buffer of fresh memory the store's size (52 MB
+	// over the 13 installed packages of bench/installed: 29-47 ms of an edited run on one
+	// goroutine, most of it the first touch of that memory).
+	head := binary.AppendUvarint([]byte(keptFormat), uint64(len(files)))
+	pieces := make([][]byte, 0, 2*len(parts)+2)
+	pieces = append(pieces, head)
 	for _, p := range parts {
-		size += len(p[0]) + len(p[1])
+		for _, b := range p {
+			if len(b) > 0 {
+				pieces = append(pieces, b)
+			}
+		}
 	}
-	out := make([]byte, 0, size+size/16)
-	out = append(out, keptFormat...)
-	out = binary.AppendUvarint(out, uint64(len(files)))
-	for _, p := range parts {
-		out = append(append(out, p[0]...), p[1]...)
-	}
+	var tail []byte
 	var helpers []helperID
 	fnIndex := funcIndexes{}
 	for fn := range g.Helpers {
@@ -342,17 +344,17 @@ func encodeKept(g *CallGraph, memo *graphMemo, kept map[string][]byte) []byte {
 	slices.SortFunc(helpers, func(a, b helperID) int {
 		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.qual, b.qual))
 	})
-	out = binary.AppendUvarint(out, uint64(len(helpers)))
+	tail = binary.AppendUvarint(tail, uint64(len(helpers)))
 	for _, h := range helpers {
-		out = binary.AppendUvarint(out, uint64(index[h.path]))
-		out = appendString(out, h.qual)
+		tail = binary.AppendUvarint(tail, uint64(index[h.path]))
+		tail = appendString(tail, h.qual)
 	}
 	table := subclassTable(g.Project)
-	out = binary.AppendUvarint(out, uint64(len(table)))
+	tail = binary.AppendUvarint(tail, uint64(len(table)))
 	for _, e := range table {
-		out = appendString(out, e)
+		tail = appendString(tail, e)
 	}
-	return out
+	return append(pieces, tail)
 }
 
 // subclassTable is the project's table of subclasses as a later run compares it: an entry

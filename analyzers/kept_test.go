@@ -128,7 +128,7 @@ func TestKeptRoundTrip(t *testing.T) {
 		proj.reindex()
 		memo := newGraphMemo()
 		g := buildGraph(proj, res, nil, memo)
-		data := encodeKept(g, memo, nil)
+		data := slices.Concat(encodeKept(g, memo, nil)...)
 		kg, err := decodeKept(data)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)

@@ -58,11 +58,12 @@ type Facts struct {
 	// them): a file added or removed that is none of them, mentions no needle and, removed,
 	// was not parsed nor asked about changes nothing the analysis found.
 	Lookups Lookups
-	// Graph is what the analysis keeps of each parsed file for a run after an edit
-	// (driver.Kept.Graph), nil for nothing; Kept is how many files' part of it this run took
+	// Graph is what the analysis keeps of each parsed file for a run after an edit: the
+	// pieces of the store, in order (driver.Kept.Graph is them put together), nil for
+	// nothing; Kept is how many files' part of it this run took
 	// from such a run's (driver.Settings.Kept) instead of finding it again, KeptMiss why it
 	// took none of what it was given ("" when it was given nothing).
-	Graph    []byte
+	Graph    [][]byte
 	Kept     int
 	KeptMiss string
 	// KeptAgain is how many unchanged files of such a run had their calls found again,

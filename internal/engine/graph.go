@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
@@ -71,7 +72,7 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 	if err != nil {
 		return nil
 	}
-	if !bytes.Equal(graphDigest(data, rc.jobs), e.graph) {
+	if !bytes.Equal(graphDigest([][]byte{data}, rc.jobs), e.graph) {
 		return nil
 	}
 	lookups, err := decodeLookups(e.lookups)
@@ -82,36 +83,59 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 		Rounds: e.a.Rounds, ImportsAsked: e.a.ImportsAsked, Lookups: lookups}
 }
 
-// saveGraph writes the graph store and returns its digest for the entry, nil when it was not
-// written; and removes the stores of other entries left untouched for treeStaleAfter.
-func (rc *resultCache) saveGraph(data []byte) []byte {
+// saveGraph writes the graph store, its pieces one after another, and returns its digest for
+// the entry, nil when it was not written; and removes the stores of other entries left
+// untouched for treeStaleAfter.
+func (rc *resultCache) saveGraph(pieces [][]byte) []byte {
 	if err := prepareDir(rc.dir); err != nil {
 		return nil
 	}
 	err := writeAtomicWith(rc.dir, rc.graphFile(), func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
+		bw := bufio.NewWriterSize(w, digestBlock)
+		for _, p := range pieces {
+			if _, err := bw.Write(p); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
 	})
 	if err != nil {
 		return nil
 	}
 	removeStale(rc.dir, graphSuffix, rc.graphFile())
-	return graphDigest(data, rc.jobs)
+	return graphDigest(pieces, rc.jobs)
 }
 
-// graphDigest names a graph store's contents: the CRC-32C and the CRC-32 (IEEE) of each
-// block of digestBlock bytes, read on jobs goroutines, and those of the blocks' checksums in
-// order; 64 bits from two polynomials, as the entry's other stores are checked by
-// CRC-32C. A store's SHA-256, on one goroutine while it was written and again while it was
-// read, was a quarter of an edited run's time over large installed packages (a store of 52
-// MB there; SHA-256 hashes 1.7 GB/s on this machine, the two CRCs 7 and 24 GB/s).
-func graphDigest(data []byte, jobs int) []byte {
-	n := (len(data) + digestBlock - 1) / digestBlock
-	sums := make([]byte, 8*n)
-	parallel.For(n, jobs, func(_, i int) {
-		b := data[i*digestBlock : min(len(data), (i+1)*digestBlock)]
-		binary.BigEndian.PutUint32(sums[8*i:], crc32.Checksum(b, entryCRC))
-		binary.BigEndian.PutUint32(sums[8*i+4:], crc32.ChecksumIEEE(b))
+// graphDigest names a graph store's contents (the pieces put together): the CRC-32C and the
+// CRC-32 (IEEE) of each block of digestBlock bytes, read on jobs goroutines, and those of
+// the blocks' checksums in order; 64 bits from two polynomials, as the entry's other stores
+// are checked by CRC-32C. A store's SHA-256, on one goroutine while it was written and again
+// while it was read, was a quarter of an edited run's time over large installed packages
+// (a store of 52 MB there; SHA-256 hashes 1.7 GB/s on this machine, the two CRCs 7 and 24
+// GB/s).
+func graphDigest(pieces [][]byte, jobs int) []byte {
+	// Each block's parts of the pieces, in order.
+	var blocks [][][]byte
+	at := 0
+	for _, p := range pieces {
+		for len(p) > 0 {
+			i := at / digestBlock
+			if i == len(blocks) {
+				blocks = append(blocks, nil)
+			}
+			n := min(len(p), (i+1)*digestBlock-at)
+			blocks[i] = append(blocks[i], p[:n])
+			p, at = p[n:], at+n
+		}
+	}
+	sums := make([]byte, 8*len(blocks))
+	parallel.For(len(blocks), jobs, func(_, i int) {
+		var c, e uint32
+		for _, b := range blocks[i] {
+			c, e = crc32.Update(c, entryCRC, b), crc32.Update(e, crc32.IEEETable, b)
+		}
+		binary.BigEndian.PutUint32(sums[8*i:], c)
+		binary.BigEndian.PutUint32(sums[8*i+4:], e)
 	})
 	d := binary.BigEndian.AppendUint32(nil, crc32.Checksum(sums, entryCRC))
 	return binary.BigEndian.AppendUint32(d, crc32.ChecksumIEEE(sums))
