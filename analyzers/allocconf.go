@@ -54,8 +54,7 @@ type confSetting struct {
 func runAllocConf(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	var needFraction []*confSetting
-	files := g.Project.res.Files
-	mentions := configMentions(files, g.Project.jobs)
+	files, mentions := g.configFiles()
 	for i, f := range files {
 		if !mentions[i] {
 			continue // sets nothing: analysedSettings would find nothing
@@ -114,8 +113,7 @@ func (s *confSetting) needsFraction() bool {
 // module. CacheCalls parses those files before it hands the parse on.
 func fractionNeedles(g *CallGraph) []string {
 	var needles []string
-	files := g.Project.res.Files
-	mentions := configMentions(files, g.Project.jobs)
+	files, mentions := g.configFiles()
 	for i, f := range files {
 		if !mentions[i] {
 			continue
@@ -132,14 +130,17 @@ func fractionNeedles(g *CallGraph) []string {
 	return needles
 }
 
-// configMentions reports for each file whether its text names an allocator config variable
-// (mentionsConfigVar), the files read on jobs goroutines: every parsed file's text is
-// searched twice a run (fractionNeedles, runAllocConf), and on one goroutine that was 10-20
-// ms of an edited run over the 13 installed packages of bench/installed.
-func configMentions(files []*pyparse.File, jobs int) []bool {
-	out := make([]bool, len(files))
-	parallel.For(len(files), jobs, func(_, i int) { out[i] = mentionsConfigVar(files[i].Src) })
-	return out
+// configFiles are the graph's parsed files and, for each, whether its text names an
+// allocator config variable (mentionsConfigVar): read once per graph, on every CPU
+// (fractionNeedles and runAllocConf each read every parsed text on one goroutine: 10-20 ms
+// of an edited run over the 13 installed packages of bench/installed).
+func (g *CallGraph) configFiles() ([]*pyparse.File, []bool) {
+	files := g.Project.res.Files
+	if len(g.configMentions) != len(files) { // files are only ever added to a parse
+		g.configMentions = make([]bool, len(files))
+		parallel.For(len(files), g.Project.jobs, func(_, i int) { g.configMentions[i] = mentionsConfigVar(files[i].Src) })
+	}
+	return files, g.configMentions
 }
 
 // mentionsConfigVar reports whether src holds the name of an allocator config variable, as

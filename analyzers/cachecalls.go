@@ -75,6 +75,9 @@ type CallGraph struct {
 	// targetsIn lists the targets in each function's own body, built on first use:
 	// needsCallers looked through every target for every helper.
 	targetsIn map[*pyparse.Function][]*Target
+	// configMentions says of each parsed file whether it names an allocator variable
+	// (configFiles).
+	configMentions []bool
 	// kept is what the rounds resolved, encoded for the next run (encodeKept) when a cache
 	// keeps trees; keptFiles is how many files' part of it an earlier run's kept graph gave,
 	// keptAsked that run's import questions (driver.Kept), keptMiss why such a graph was

@@ -56,9 +56,9 @@ type project struct {
 	attrFuncs map[*pyparse.Class]map[string][]*funcRef
 	// localRefs caches what localFuncs resolved a function's plain names to.
 	localRefs map[*pyparse.Function]map[string][]*funcRef
-	// selves caches globalSelf per file, for every round and goroutine (it reads the file
-	// alone).
-	selves *fileSelves
+	// selves holds globalSelf's answer for the files reindex read that have one (it reads
+	// the file alone): read there on every CPU with the file's bindings, then only looked up.
+	selves map[*pyparse.File]map[string]*pyparse.Class
 	// ownLoops memoizes inOwnLoop per call, for the whole run.
 	ownLoops map[*pyparse.Node]bool
 	// funcNames holds every function name of the parsed files: an argument that names none
@@ -136,7 +136,7 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 	p := &project{root: absSlash(root), pathSet: map[string]bool{}, display: map[string]string{}, res: res,
 		abs: make(map[string]string, len(paths)), byBase: map[string][]string{}, modCache: map[modKey]string{},
 		fileDirs: map[*pyparse.File]string{}, table: newProbeTable(), looked: newLookupLog(),
-		probeCache: newProbeCache(), selves: &fileSelves{byFile: map[*pyparse.File]map[string]*pyparse.Class{}}}
+		probeCache: newProbeCache()}
 	// The working directory once, not once per file (os.Getwd stats two directories).
 	wd, err := os.Getwd()
 	for _, f := range paths {
@@ -169,6 +169,7 @@ func (p *project) reindex() {
 		p.mutated = map[string]bool{}
 		p.ownLoops = map[*pyparse.Node]bool{}
 		p.fields, p.answered = map[string]bool{}, map[*pyparse.File]bool{}
+		p.selves = map[*pyparse.File]map[string]*pyparse.Class{}
 	}
 	// Files are only ever added to a parse: the tables of names grow by the files no round
 	// has indexed yet (fresh), in the files' order, instead of being built again from every
@@ -185,9 +186,11 @@ func (p *project) reindex() {
 	// done on one). The same walk finds the attributes the file assigns (mutatedFields).
 	assigns, tables := make([]map[string]string, len(fresh)), make([]map[string]*pyparse.Node, len(fresh))
 	mutated, fields := make([][]string, len(fresh)), make([][]string, len(fresh))
+	selves := make([]map[string]*pyparse.Class, len(fresh))
 	read := func(_, i int) {
 		assigns[i], tables[i], mutated[i] = simpleAssignments(fresh[i])
 		fields[i] = declaredFields(fresh[i])
+		selves[i] = globalSelfOf(fresh[i])
 	}
 	jobs := p.jobs
 	if jobs <= 0 {
@@ -207,6 +210,9 @@ func (p *project) reindex() {
 	}
 	for i, f := range fresh {
 		p.assigns[f], p.tables[f] = assigns[i], tables[i]
+		if len(selves[i]) > 0 {
+			p.selves[f] = selves[i]
+		}
 		for _, name := range mutated[i] {
 			p.mutated[name] = true
 		}
@@ -476,49 +482,40 @@ func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pypars
 }
 
 // globalSelf maps the module globals of f that a method binds to its own instance
-// (`global worker` then `worker = self` in a method of a class of f) to that class, found once
-// per file.
+// (`global worker` then `worker = self` in a method of a class of f) to that class: as
+// reindex read it (globalSelfOf), or read now for a file it has not read.
 func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
-	p.selves.mu.Lock()
-	m, ok := p.selves.byFile[f]
-	p.selves.mu.Unlock()
-	if ok {
-		return m
+	if _, read := p.assigns[f]; !read {
+		return globalSelfOf(f)
 	}
-	m = map[string]*pyparse.Class{}
-	if bytes.Contains(f.Src, []byte("global ")) {
-		for _, cls := range f.Classes {
-			for _, fn := range cls.Methods {
-				declared := map[string]bool{}
-				walkScope(fn.Body, func(n *pyparse.Node) {
-					switch n.Kind() {
-					case "global_statement":
-						for _, id := range n.NamedChildren() {
-							declared[id.Text(f.Src)] = true
-						}
-					case "assignment":
-						l, r := n.ChildByField("left"), n.ChildByField("right")
-						if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
-							m[l.Text(f.Src)] = cls
-						}
-					}
-				})
-			}
-		}
-	}
-	p.selves.mu.Lock()
-	defer p.selves.mu.Unlock()
-	if was, ok := p.selves.byFile[f]; ok {
-		return was // another goroutine read it meanwhile: the same map, one kept
-	}
-	p.selves.byFile[f] = m
-	return m
+	return p.selves[f]
 }
 
-// fileSelves is globalSelf's answer by file, shared by a project's copies (project.worker).
-type fileSelves struct {
-	mu     sync.Mutex
-	byFile map[*pyparse.File]map[string]*pyparse.Class
+// globalSelfOf is globalSelf read from f.
+func globalSelfOf(f *pyparse.File) map[string]*pyparse.Class {
+	if !bytes.Contains(f.Src, []byte("global ")) {
+		return nil
+	}
+	m := map[string]*pyparse.Class{}
+	for _, cls := range f.Classes {
+		for _, fn := range cls.Methods {
+			declared := map[string]bool{}
+			walkScope(fn.Body, func(n *pyparse.Node) {
+				switch n.Kind() {
+				case "global_statement":
+					for _, id := range n.NamedChildren() {
+						declared[id.Text(f.Src)] = true
+					}
+				case "assignment":
+					l, r := n.ChildByField("left"), n.ChildByField("right")
+					if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
+						m[l.Text(f.Src)] = cls
+					}
+				}
+			})
+		}
+	}
+	return m
 }
 
 // localFuncs returns the project functions a plain name is bound to by the assignments in
