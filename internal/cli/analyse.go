@@ -193,7 +193,11 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 			cfgPath = opts.Config.Path
 		}
 		st := res.Stats
-		fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
+		if st.Repositories > 0 {
+			fmt.Fprintf(stderr, "cachelint: project root %s, config %s; %d git repositories in it analysed one by one, each from its own root\n", res.Root, cfgPath, st.Repositories)
+		} else {
+			fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
+		}
 		scope := ""
 		if st.Added+st.Removed > 0 {
 			scope = fmt.Sprintf("; %d file(s) added and %d removed since, none of them where the analysis looked for a module", st.Added, st.Removed)

@@ -217,12 +217,13 @@ func (r *entryRead) take() (*os.File, *cacheEntry) {
 	return r.f, r.e
 }
 
-// release closes the entry when nobody took it.
+// release closes the entry when nobody took it; once is enough, more calls do nothing.
 func (r *entryRead) release() {
 	<-r.done
 	if !r.taken && r.f != nil {
 		r.f.Close()
 	}
+	r.taken = true
 }
 
 // stat takes the stamps of the run's files (pr.paths, pr.walked), before anything is read.

@@ -93,6 +93,9 @@ type Result struct {
 	Stats         Stats
 
 	p *project
+	// units are the repositories analysed one by one (repoUnits) when the tree holds more
+	// than one; p is then the whole tree's table of files, analysed by none.
+	units []*project
 }
 
 // Incomplete is a file whose analysis was cut short, and what was skipped.
@@ -119,6 +122,9 @@ type Stats struct {
 	// the edit changed (Facts.KeptAgain).
 	KeptAgain int
 	Elapsed   time.Duration
+	// Repositories is how many git repositories were analysed one by one (units.go); 0
+	// when the tree is one project.
+	Repositories int
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	// Reread is how many files such a run read again because their size or time changed,
 	// and found changed in nothing the analysis read of them (or not at all).
@@ -303,8 +309,34 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for i, f := range files {
 		pr.paths[i], pr.walked[i] = f.path, f.file
 	}
-	all := pr.paths
+	units := repoUnits(root, pr.walked)
+	if len(units) > 1 && cache != nil {
+		cache.head.release() // the root's entry: each repository has its own
+		cache = nil
+	}
+	if len(units) > 1 {
+		gcOn()
+		out.units = make([]*project, 0, len(units))
+		for _, u := range units {
+			if err := pr.runUnit(ctx, opts, u, units, start, out); err != nil {
+				return nil, err
+			}
+		}
+		out.mergeSort()
+		out.Stats.Indexed = len(pr.paths) // a repository inside another is indexed by both
+	} else if err := pr.analyseInto(ctx, opts, cache, out, gcOn); err != nil {
+		return nil, err
+	}
+	if opts.Baseline != nil {
+		out.Report.Findings = opts.Baseline.Filter(out.Report.Findings, out.RootRel)
+	}
+	out.Stats.Elapsed = time.Since(start)
+	return out, nil
+}
 
+// analyseInto runs pr's analysis (taken from the cache when its entry holds) and puts what
+// it found in report scope into out.
+func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultCache, out *Result, gcOn func()) error {
 	if cache != nil {
 		region := trace.StartRegion(ctx, "cache entry")
 		cache.stat()
@@ -337,14 +369,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			settings.ExtraHelpers = opts.Config.ExtraHelpers
 			settings.StepLoopNames = opts.Config.StepLoopNames
 		}
-		res, err := driver.Run(ctx, driver.Options{Files: all, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
+		res, err := driver.Run(ctx, driver.Options{Files: pr.paths, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		pr.res = res
 		region := trace.StartRegion(ctx, "records")
 		if pr.facts, err = opts.Analysis.Facts(res); err != nil {
-			return nil, errors.Join(append([]error{err}, res.Errors...)...)
+			return errors.Join(append([]error{err}, res.Errors...)...)
 		}
 		pr.a = pr.analyse(opts.Jobs)
 		region.End()
@@ -364,12 +396,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		out.Stats.Cached, out.Stats.Reread = true, cache.reread
 	}
 
-	region = trace.StartRegion(ctx, "findings")
+	region := trace.StartRegion(ctx, "findings")
 	rep := pr.findings(opts.Rules, opts.Jobs)
 	region.End()
-	if opts.Baseline != nil {
-		rep.Findings = opts.Baseline.Filter(rep.Findings, out.RootRel)
-	}
 	out.Report = rep
 	if opts.Calls {
 		out.Calls = pr.callRecords()
@@ -403,8 +432,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	out.Stats.Reported, out.Stats.Indexed, out.Stats.Parsed, out.Stats.Rounds = pr.reportedCount(), pr.a.Indexed, pr.a.Parsed, pr.a.Rounds
-	out.Stats.Elapsed = time.Since(start)
-	return out, nil
+	return nil
 }
 
 // readFile gives the driver each file's Python text; notebooks arrive as the program of

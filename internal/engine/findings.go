@@ -143,8 +143,14 @@ func (pr *project) findings(enabled map[string]bool, jobs int) *report.Report {
 			rep.Findings = append(rep.Findings, pf)
 		}
 	}
-	sort.SliceStable(rep.Findings, func(i, j int) bool {
-		a, b := rep.Findings[i], rep.Findings[j]
+	sortFindings(rep.Findings)
+	return rep
+}
+
+// sortFindings orders findings as a report shows them: by file, position and code.
+func sortFindings(f []report.Finding) {
+	sort.SliceStable(f, func(i, j int) bool {
+		a, b := f[i], f[j]
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -156,7 +162,6 @@ func (pr *project) findings(enabled map[string]bool, jobs int) *report.Report {
 		}
 		return a.Code < b.Code
 	})
-	return rep
 }
 
 // finding converts one diagnostic: byte offsets become code-point columns, the rule's

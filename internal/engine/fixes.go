@@ -33,7 +33,6 @@ func (r *Result) WriteBaseline(path string) error {
 // AddNoqa inserts `# noqa: CODE` for every finding, keeping existing comments, and returns
 // how many directives it added. Notebooks are left alone.
 func (r *Result) AddNoqa() (int, error) {
-	pr := r.p
 	byFile := map[string]map[int][]string{}
 	for _, f := range r.Report.Findings {
 		if f.Cell > 0 {
@@ -42,13 +41,13 @@ func (r *Result) AddNoqa() (int, error) {
 		if byFile[f.File] == nil {
 			byFile[f.File] = map[int][]string{}
 		}
-		d := suppress.Parse(pr.source(f.File))
+		d := suppress.Parse(r.source(f.File))
 		line := d.NoqaLine(programLine(&f))
 		byFile[f.File][line] = append(byFile[f.File][line], f.Code)
 	}
 	total := 0
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
-		src := pr.source(file)
+		src := r.source(file)
 		out, n := suppress.AddNoqa(src, byFile[file])
 		if n == 0 {
 			continue
@@ -86,7 +85,6 @@ type FixSummary struct {
 // ApplyFixes applies (or, with opts.Diff, prints) the fixes of the run's findings. A file
 // is changed only when its fixed text parses as well as before.
 func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
-	pr := r.p
 	var sum FixSummary
 	byFile := map[string][]*report.Fix{}
 	for i := range r.Report.Findings {
@@ -98,6 +96,7 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		byFile[f.File] = append(byFile[f.File], f.Fix)
 	}
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
+		pr := r.projectOf(file)
 		src := pr.source(file)
 		out, n := fix.Apply(src, byFile[file])
 		sum.Remaining += len(byFile[file]) - n
@@ -134,8 +133,8 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		sum.Files++
 		sum.Fixed += n
 	}
-	if pr.stdin != nil && sum.Stdin == nil {
-		sum.Stdin = pr.stdin.Source
+	if stdin := r.p.stdin; stdin != nil && sum.Stdin == nil {
+		sum.Stdin = stdin.Source
 	}
 	return sum, nil
 }

@@ -39,6 +39,11 @@ type File struct {
 	// (Options.Stat; Linux only): its size and modification time in nanoseconds.
 	Stated      bool
 	Size, ModNs int64
+	// Repo is the nearest directory at or above the file, within the walked directory,
+	// that holds a .git (a folder, or a file as in a submodule or a worktree): the
+	// repository the file belongs to. "" when there is none, and for a file named
+	// explicitly.
+	Repo string
 }
 
 // Options control which files a walk keeps.
@@ -268,6 +273,7 @@ func components(root, target string) []string {
 // subdirectory walked.
 type dirNode struct {
 	abs, display string
+	repo         bool // the directory holds a .git
 	comps        []string
 	st           *ignoreState
 	warnings     []error
@@ -357,7 +363,7 @@ func (w *walker) tree(abs, display string, comps []string, st *ignoreState, jobs
 		panic(failure)
 	}
 	w.files = slices.Grow(w.files, top.count())
-	w.gather(top)
+	w.gather(top, "")
 }
 
 // count is the number of files below d.
@@ -373,13 +379,18 @@ func (d *dirNode) count() int {
 	return n
 }
 
-// gather adds d's warnings and entries to w, depth first.
-func (w *walker) gather(d *dirNode) {
+// gather adds d's warnings and entries to w, depth first; repo is the repository of the
+// directory above d (File.Repo).
+func (w *walker) gather(d *dirNode, repo string) {
+	if d.repo {
+		repo = d.abs
+	}
 	w.warnings = append(w.warnings, d.warnings...)
 	for _, e := range d.entries {
 		if e.kid != nil {
-			w.gather(e.kid)
+			w.gather(e.kid, repo)
 		} else {
+			e.file.Repo = repo
 			w.add(e.file)
 		}
 	}
@@ -408,6 +419,9 @@ func (w *walker) read(d *dirNode, buf []byte) []*dirNode {
 	var kids []*dirNode
 	for _, e := range entries {
 		name, t := e.name, e.typ
+		if name == ".git" && (t.IsDir() || t.IsRegular()) {
+			d.repo = true
+		}
 		switch {
 		case t&fs.ModeSymlink != 0:
 			// Never followed: a link either points inside the tree, which the walk

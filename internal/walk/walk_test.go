@@ -618,3 +618,45 @@ func BenchmarkWalk(b *testing.B) {
 		})
 	}
 }
+
+// TestRepo: each walked file names the nearest directory at or above it, within the walk,
+// that holds a .git (a folder, or a file as a submodule or a worktree has), "" when none;
+// a file named explicitly names none.
+func TestRepo(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "top.py", "a/x.py", "a/pkg/y.py", "a/third_party/sub/z.py", "b/w.py", "c/plain.py", "d/.git/hooks/h.py")
+	if err := os.Mkdir(filepath.Join(root, "a", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeText(t, filepath.Join(root, "a", "third_party", "sub", ".git"), "gitdir: ../../.git/modules/sub\n")
+	writeText(t, filepath.Join(root, "b", ".git"), "gitdir: /elsewhere/.git/worktrees/b\n")
+	want := map[string]string{
+		"top.py": "", "a/x.py": "a", "a/pkg/y.py": "a", "a/third_party/sub/z.py": "a/third_party/sub",
+		"b/w.py": "b", "c/plain.py": "",
+	}
+	files := mustFiles(t, []string{root}, Options{})
+	got := map[string]string{}
+	for i, name := range rel(t, root, files) {
+		repo := files[i].Repo
+		if repo != "" {
+			r, err := filepath.Rel(root, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repo = filepath.ToSlash(r)
+		}
+		got[name] = repo
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("repositories:\n got %v\nwant %v", got, want)
+	}
+	// The walk of a repository's folder finds the repository at its top.
+	files = mustFiles(t, []string{filepath.Join(root, "a", "pkg")}, Options{})
+	if len(files) != 1 || files[0].Repo != "" {
+		t.Errorf("a/pkg walked alone: %+v, want y.py in no repository below a/pkg", files)
+	}
+	files = mustFiles(t, []string{filepath.Join(root, "b", "w.py")}, Options{})
+	if len(files) != 1 || files[0].Repo != "" {
+		t.Errorf("explicit file: %+v, want no repository", files)
+	}
+}

@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cachelint/cachelint/analyzers"
+	"github.com/cachelint/cachelint/internal/engine"
+	"github.com/cachelint/cachelint/internal/report"
+)
+
+// reposTree writes a folder of two clones, a and b, with no Python of its own. a calls,
+// in a step loop, a helper of its own and one of its submodule third_party/sub; b calls a's
+// helper by the same import, as if a were installed.
+func reposTree(t *testing.T) string {
+	t.Helper()
+	ws := t.TempDir()
+	for _, d := range []string{"a/.git", "b/.git"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loop := "def train(model, loader, opt):\n    for batch in loader:\n        model(batch).sum().backward()\n        opt.step()\n"
+	write(t, ws, "a/pyproject.toml", "[project]\nname = 'a'\n")
+	write(t, ws, "a/a_pkg/__init__.py", "")
+	write(t, ws, "a/a_pkg/mem.py", "import torch\n\n\ndef cleanup():\n    torch.cuda.empty_cache()\n")
+	write(t, ws, "a/train.py", "from a_pkg.mem import cleanup\nfrom subpkg.util import release\n\n\n"+loop+"        cleanup()\n        release()\n")
+	write(t, ws, "a/third_party/sub/.git", "gitdir: ../../.git/modules/sub\n")
+	write(t, ws, "a/third_party/sub/subpkg/__init__.py", "")
+	write(t, ws, "a/third_party/sub/subpkg/util.py", "import torch\n\n\ndef release():\n    torch.cuda.empty_cache()\n")
+	write(t, ws, "b/train.py", "from a_pkg.mem import cleanup\n\n\n"+loop+"        cleanup()\n")
+	return ws
+}
+
+// runIn runs check (with the call records) on path from the working directory dir, with the
+// cache in cacheDir ("" for none).
+func runIn(t *testing.T, dir, path, cacheDir string) *engine.Result {
+	t.Helper()
+	t.Chdir(dir)
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{path}, Rules: allRules(), Calls: true}
+	if cacheDir != "" {
+		opts.Cache = &engine.Cache{Dir: cacheDir, Version: "test"}
+	}
+	res, err := engine.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	return res
+}
+
+// reported is the results' findings and call records, one list of each, as JSON.
+func reported(t *testing.T, results ...*engine.Result) string {
+	t.Helper()
+	var findings, calls []any
+	for _, res := range results {
+		for _, f := range res.Report.Findings {
+			findings = append(findings, f)
+		}
+		for _, c := range res.Calls {
+			calls = append(calls, c)
+		}
+	}
+	b, err := json.Marshal([]any{findings, calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRepositoriesAnalysedAlone: a folder of clones reports what each clone's own run
+// reports, in one list; b's call of a's helper is not resolved (b's own run cannot see
+// a), while a's call into its submodule is. The submodule's files are reported as its
+// own run reports them. With the cache, the same again.
+func TestRepositoriesAnalysedAlone(t *testing.T) {
+	ws := reposTree(t)
+	all := runIn(t, ws, ".", "")
+	a, b := runIn(t, ws, "a", ""), runIn(t, ws, "b", "")
+	// Each clone's run concatenated: a's files sort before b's, as the tree's run orders them.
+	merged := reported(t, a, b)
+	got := reported(t, all)
+	if got != merged {
+		t.Errorf("the tree's run:\n%s\nits clones' runs:\n%s", got, merged)
+	}
+	if !slices.IsSortedFunc(all.Calls, func(x, y report.CallRecord) int { return strings.Compare(x.File, y.File) }) {
+		t.Errorf("call records not in file order: %v", all.Calls)
+	}
+	if all.Stats.Repositories != 3 {
+		t.Errorf("%d repositories analysed, want 3 (a, its submodule, b)", all.Stats.Repositories)
+	}
+	var lines []string
+	for _, f := range all.Report.Findings {
+		lines = append(lines, f.File+":"+f.Code+" "+f.Message)
+	}
+	text := strings.Join(lines, "\n")
+	if len(all.Report.Findings) != 2 || !strings.Contains(text, "a/train.py:CL001 cleanup()") || !strings.Contains(text, "a/train.py:CL001 release()") {
+		t.Errorf("want a/train.py's two calls reported (its own helper, its submodule's), and nothing of b:\n%s", text)
+	}
+	sub := runIn(t, filepath.Join(ws, "a", "third_party", "sub"), ".", "")
+	var subCalls []string
+	for _, c := range all.Calls {
+		if strings.HasPrefix(c.File, "a/third_party/sub/") {
+			c.File = strings.TrimPrefix(c.File, "a/third_party/sub/")
+			b, _ := json.Marshal(c)
+			subCalls = append(subCalls, string(b))
+		}
+	}
+	var own []string
+	for _, c := range sub.Calls {
+		b, _ := json.Marshal(c)
+		own = append(own, string(b))
+	}
+	if len(own) == 0 || strings.Join(subCalls, "\n") != strings.Join(own, "\n") {
+		t.Errorf("the submodule's calls in the tree's run:\n%s\nin its own run:\n%s", strings.Join(subCalls, "\n"), strings.Join(own, "\n"))
+	}
+
+	cache := t.TempDir()
+	first := runIn(t, ws, ".", cache)
+	again := runIn(t, ws, ".", cache)
+	if reported(t, first) != got || reported(t, again) != got || !again.Stats.Cached || first.Stats.Cached {
+		t.Errorf("with the cache: first run cached %v, second %v; the same findings: %v, %v",
+			first.Stats.Cached, again.Stats.Cached, reported(t, first) == got, reported(t, again) == got)
+	}
+
+	// noqa comments go into the files of each repository, read from its own analysis.
+	n, err := again.AddNoqa()
+	if err != nil || n != 2 {
+		t.Fatalf("AddNoqa: %d added, %v; want 2", n, err)
+	}
+	if after := runIn(t, ws, ".", ""); len(after.Report.Findings) != 0 {
+		t.Errorf("after AddNoqa: %v", after.Report.Findings)
+	}
+}
