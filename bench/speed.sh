@@ -110,9 +110,13 @@ row() {
 }
 
 project_root() { # project_root DIR TREE: nearest folder at or above DIR with a project marker, else TREE
+  # (as cachelint finds it: a setup.py beside an __init__.py does not count)
   local d="$1"
   while [ "$d" != / ]; do
-    for m in pyproject.toml setup.py setup.cfg .git; do [ -e "$d/$m" ] && { echo "$d"; return; }; done
+    for m in pyproject.toml setup.py setup.cfg .git; do
+      [ "$m" = setup.py ] && [ -e "$d/__init__.py" ] && continue
+      [ -e "$d/$m" ] && { echo "$d"; return; }
+    done
     d="$(dirname "$d")"
   done
   echo "$(cd "$2" && pwd) nomarker"

@@ -10,6 +10,9 @@ bench/installed/cachelint-<build> ./cmd/cachelint`), with an `rg` binary for the
                                                 # a file edited before each run, each build
                                                 # with its own warm cache, alternating
     python3 installed.py A,B first              # a first run with a cache, 16 cores
+    python3 installed.py A,B clones 16:3,2:3    # cold --no-cache runs on /tmp/clones: each
+                                                # package of /tmp/big as a clone of its own
+                                                # (pkg/pkg, with a .git), cpus:runs
 
 /tmp/big is a copy of the installed packages (transformers, torch, lightning, ...; no
 compiled files), every file dated an hour back so that the cache trusts its time. Each row
@@ -88,3 +91,22 @@ if mode == "cold":
                 t, m, out = timed([os.path.join(here, "cachelint-" + b)] + args, cpus, tree)
                 res[b].append(t); mem[b].append(m); sums.add(hashlib.md5(out).hexdigest())
         print("cold %s cpus=%d rg %.0f ms | " % (name, cpus, rg * 1000) + " | ".join("%s %.0f ms (%.0fx) %.0f MB %s" % (b, med(res[b]) * 1000, med(res[b]) / rg, med(mem[b]), [round(x * 1000) for x in res[b]]) for b in builds), "outputs", len(sums), flush=True)
+if mode == "clones":
+    # A folder of clones: each package a repository of its own, as `git clone` leaves it.
+    clones = "/tmp/clones"
+    if not os.path.isdir(clones):
+        for p in sorted(os.listdir(big)):
+            os.makedirs(os.path.join(clones, p, ".git"))
+            with open(os.path.join(clones, p, ".git", "HEAD"), "w") as fh: fh.write("ref: refs/heads/main\n")
+            subprocess.run(["cp", "-al", os.path.join(big, p), os.path.join(clones, p, p)], check=True)
+    RG = os.path.join(here, "rg")
+    args = ["check", "--no-cache", "--no-config", "--exit-zero", "--output-format", "json", "."]
+    for spec in (sys.argv[3] if len(sys.argv) > 3 else "16:3").split(","):
+        cpus, n = map(int, spec.split(":"))
+        rg = med([timed([RG, "-l", "empty_cache", "."], cpus, clones)[0] for _ in range(5)])
+        res = {b: [] for b in builds}; mem = {b: [] for b in builds}; sums = {b: set() for b in builds}
+        for i in range(n):
+            for b in (builds if i % 2 == 0 else builds[::-1]):
+                t, m, out = timed([os.path.join(here, "cachelint-" + b)] + args, cpus, clones)
+                res[b].append(t); mem[b].append(m); sums[b].add(hashlib.md5(out).hexdigest())
+        print("clones cpus=%d rg %.0f ms | " % (cpus, rg * 1000) + " | ".join("%s %.0f ms (%.0fx) %.0f MB %s outputs %d" % (b, med(res[b]) * 1000, med(res[b]) / rg, med(mem[b]), [round(x * 1000) for x in res[b]], len(sums[b])) for b in builds), flush=True)

@@ -92,8 +92,10 @@ func (pr *project) runUnit(ctx context.Context, opts Options, u string, units []
 	if err := sub.analyseInto(ctx, opts, cache, got, func() {}); err != nil {
 		return err
 	}
-	// Code frames, fixes and noqa read the files again, as after a run from the cache.
+	// Code frames, fixes and noqa read the files again, as after a run from the cache, and
+	// need of the analysis only the syntax errors' counts (ApplyFixes): the rest is in out.
 	sub.res, sub.facts = nil, nil
+	sub.a = &analysed{SyntaxCount: sub.a.SyntaxCount}
 	out.units = append(out.units, sub)
 	out.add(got)
 	return nil

@@ -483,13 +483,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// isPackage reports whether the directory d is a Python package (holds an __init__.py).
+func isPackage(d string) bool {
+	_, err := os.Lstat(filepath.Join(d, "__init__.py"))
+	return err == nil
+}
+
 // projectMarkers make a directory the project root (SPEC §6).
 var projectMarkers = []string{"pyproject.toml", "setup.cfg", "setup.py", ".git"}
 
 // FindProjectRoot returns the nearest directory at or above path (a file or a directory)
 // holding pyproject.toml, setup.cfg, setup.py or .git: the project cachelint indexes to
-// resolve helpers. With none up to the filesystem root it returns path's own directory.
-// The result is absolute.
+// resolve helpers. A setup.py beside an __init__.py is a package's module or the build
+// script of an extension inside a package (lightning's trainer/setup.py, fairseq's
+// modules/dynamicconv_layer/setup.py), not a project's, and does not count. With none up
+// to the filesystem root it returns path's own directory. The result is absolute.
 func FindProjectRoot(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -501,7 +509,7 @@ func FindProjectRoot(p string) string {
 	}
 	for d := start; ; {
 		for _, m := range projectMarkers {
-			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil && (m != "setup.py" || !isPackage(d)) {
 				return d
 			}
 		}

@@ -341,7 +341,9 @@ func TestUnreadableDirectoryIsAWarningAndTheWalkGoesOn(t *testing.T) {
 
 func TestFindProjectRoot(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "repo/pkg/sub/train.py", "repo/pkg/pyproject.toml", "repo/other/x.py", "bare/y.py")
+	write(t, root, "repo/pkg/sub/train.py", "repo/pkg/pyproject.toml", "repo/other/x.py", "bare/y.py",
+		"repo/lib/trainer/__init__.py", "repo/lib/trainer/setup.py", "repo/lib/trainer/loop.py",
+		"repo/examples/mmpt/setup.py", "repo/examples/mmpt/mmpt/train.py")
 	if err := os.Mkdir(filepath.Join(root, "repo", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -350,6 +352,9 @@ func TestFindProjectRoot(t *testing.T) {
 		"repo/pkg/sub":          "repo/pkg",
 		"repo/other/x.py":       "repo", // .git
 		"repo":                  "repo",
+		// a setup.py beside an __init__.py is a package's module, not a project's
+		"repo/lib/trainer/loop.py":         "repo",
+		"repo/examples/mmpt/mmpt/train.py": "repo/examples/mmpt",
 	}
 	for in, want := range cases {
 		got := FindProjectRoot(filepath.Join(root, in))
