@@ -18,7 +18,8 @@ import (
 // inside the clone, and a pre-commit run of one of its files (whose project root is the
 // nearest directory with a .git, walk.FindProjectRoot), report; one clone's helper names
 // do not send the prefilter into the others' files; and what a run holds in memory is one
-// repository's analysis at a time, not the whole tree's.
+// repository's analysis at a time, not the whole tree's. The cache keeps an entry per
+// repository in the tree's cache folder.
 //
 // A repository's analysis indexes every file below its root, the repositories inside it
 // too (a submodule is importable from the project that holds it), and reports the files
@@ -85,7 +86,13 @@ func (pr *project) runUnit(ctx context.Context, opts Options, u string, units []
 	}
 	var cache *resultCache
 	if opts.Cache != nil && opts.Stdin == nil {
-		cache = openCache(ctx, opts.Cache, sub, opts.Jobs, start)
+		// One cache folder for the tree, as ruff keeps one .ruff_cache with an entry per
+		// package: the tree's root's, not one written into each repository.
+		c := *opts.Cache
+		if c.Dir == "" {
+			c.Dir = filepath.Join(pr.root, DefaultCacheDir)
+		}
+		cache = openCache(ctx, &c, sub, opts.Jobs, start)
 		defer cache.head.release()
 	}
 	got := &Result{Root: u, RootRel: displayPath(pr.cwd, u), Cwd: pr.cwd, p: sub}
@@ -135,11 +142,8 @@ func (r *Result) add(got *Result) {
 	if s.KeptMiss == "" && g.KeptMiss != "" {
 		s.KeptMiss = got.RootRel + ": " + g.KeptMiss
 	}
-	switch {
-	case first:
-		s.CacheDir = g.CacheDir
-	case s.CacheDir != g.CacheDir:
-		s.CacheDir = "each repository's cache folder"
+	if first {
+		s.CacheDir = g.CacheDir // the same folder for every repository
 	}
 }
 

@@ -38,13 +38,13 @@ func reposTree(t *testing.T) string {
 }
 
 // runIn runs check (with the call records) on path from the working directory dir, with the
-// cache in cacheDir ("" for none).
-func runIn(t *testing.T, dir, path, cacheDir string) *engine.Result {
+// cache in its default folder when cached.
+func runIn(t *testing.T, dir, path string, cached bool) *engine.Result {
 	t.Helper()
 	t.Chdir(dir)
 	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{path}, Rules: allRules(), Calls: true}
-	if cacheDir != "" {
-		opts.Cache = &engine.Cache{Dir: cacheDir, Version: "test"}
+	if cached {
+		opts.Cache = &engine.Cache{Version: "test"}
 	}
 	res, err := engine.Run(context.Background(), opts)
 	if err != nil {
@@ -81,8 +81,8 @@ func reported(t *testing.T, results ...*engine.Result) string {
 // own run reports them. With the cache, the same again.
 func TestRepositoriesAnalysedAlone(t *testing.T) {
 	ws := reposTree(t)
-	all := runIn(t, ws, ".", "")
-	a, b := runIn(t, ws, "a", ""), runIn(t, ws, "b", "")
+	all := runIn(t, ws, ".", false)
+	a, b := runIn(t, ws, "a", false), runIn(t, ws, "b", false)
 	// Each clone's run concatenated: a's files sort before b's, as the tree's run orders them.
 	merged := reported(t, a, b)
 	got := reported(t, all)
@@ -103,7 +103,7 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 	if len(all.Report.Findings) != 2 || !strings.Contains(text, "a/train.py:CL001 cleanup()") || !strings.Contains(text, "a/train.py:CL001 release()") {
 		t.Errorf("want a/train.py's two calls reported (its own helper, its submodule's), and nothing of b:\n%s", text)
 	}
-	sub := runIn(t, filepath.Join(ws, "a", "third_party", "sub"), ".", "")
+	sub := runIn(t, filepath.Join(ws, "a", "third_party", "sub"), ".", false)
 	var subCalls []string
 	for _, c := range all.Calls {
 		if strings.HasPrefix(c.File, "a/third_party/sub/") {
@@ -121,9 +121,16 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 		t.Errorf("the submodule's calls in the tree's run:\n%s\nin its own run:\n%s", strings.Join(subCalls, "\n"), strings.Join(own, "\n"))
 	}
 
-	cache := t.TempDir()
-	first := runIn(t, ws, ".", cache)
-	again := runIn(t, ws, ".", cache)
+	first := runIn(t, ws, ".", true)
+	again := runIn(t, ws, ".", true)
+	if again.Stats.CacheDir != filepath.Join(ws, engine.DefaultCacheDir) {
+		t.Errorf("cache folder %s, want the tree's", again.Stats.CacheDir)
+	}
+	for _, r := range []string{"a", "b", "a/third_party/sub"} {
+		if _, err := os.Stat(filepath.Join(ws, r, engine.DefaultCacheDir)); err == nil {
+			t.Errorf("a cache folder written into %s", r)
+		}
+	}
 	if reported(t, first) != got || reported(t, again) != got || !again.Stats.Cached || first.Stats.Cached {
 		t.Errorf("with the cache: first run cached %v, second %v; the same findings: %v, %v",
 			first.Stats.Cached, again.Stats.Cached, reported(t, first) == got, reported(t, again) == got)
@@ -134,7 +141,7 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("AddNoqa: %d added, %v; want 2", n, err)
 	}
-	if after := runIn(t, ws, ".", ""); len(after.Report.Findings) != 0 {
+	if after := runIn(t, ws, ".", false); len(after.Report.Findings) != 0 {
 		t.Errorf("after AddNoqa: %v", after.Report.Findings)
 	}
 }
