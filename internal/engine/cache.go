@@ -123,6 +123,9 @@ type resultCache struct {
 	// edited, when load found that only parsed files changed, is the entry and those
 	// files, for a run that takes what the entry's analysis kept (keptGraph).
 	edited *editedEntry
+	// graphMiss says why keptGraph could not give such a run the kept graph ("" when it
+	// did, or there was none to give).
+	graphMiss string
 }
 
 // openCache names the entry of this run and starts reading it (readEntryAsync); stat takes

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
@@ -70,13 +71,16 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 	}
 	data, err := os.ReadFile(rc.graphFile())
 	if err != nil {
+		rc.graphMiss = fmt.Sprintf("its call graph's store could not be read: %v", err)
 		return nil
 	}
 	if !bytes.Equal(graphDigest([][]byte{data}, rc.jobs), e.graph) {
+		rc.graphMiss = "its call graph's store is not the one its entry wrote (changed on disk, or another run's)"
 		return nil
 	}
 	lookups, err := decodeLookups(e.lookups)
 	if err != nil {
+		rc.graphMiss = fmt.Sprintf("its lookups could not be read: %v", err)
 		return nil
 	}
 	return &driver.Kept{Graph: data, Parsed: e.parsed, Changed: e.changed, Needles: e.a.Needles,

@@ -157,6 +157,9 @@ func TestGraphKept(t *testing.T) {
 		if got != want || res.Stats.Kept != 0 {
 			t.Errorf("store garbled (%d): same result %v, %d files' graph kept, want none", i, got == want, res.Stats.Kept)
 		}
+		if !strings.Contains(res.Stats.KeptMiss, "store is not the one its entry wrote") {
+			t.Errorf("store garbled (%d): the reason given for running in full is %q, want one naming the store", i, res.Stats.KeptMiss)
+		}
 	}
 }
 
