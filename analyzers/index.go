@@ -754,11 +754,8 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 	out, tables := map[string]string{}, map[string]*pyparse.Node{}
 	var mutated []string
 	seen := map[string]bool{}
-	f.Root.Walk(func(n *pyparse.Node) bool {
+	for _, n := range f.Assignments() {
 		kind := n.Kind()
-		if kind != "assignment" && kind != "augmented_assignment" {
-			return true
-		}
 		left, right := n.ChildByField("left"), n.ChildByField("right")
 		if left != nil && left.Kind() == "attribute" {
 			if a := left.ChildByField("attribute"); a != nil && !seen[a.Text(f.Src)] {
@@ -767,7 +764,7 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 			}
 		}
 		if kind != "assignment" || left == nil || right == nil {
-			return true
+			continue
 		}
 		name := left.Text(f.Src)
 		if left.Kind() == "attribute" {
@@ -775,22 +772,21 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 			if r := receiverName(f, right); r == "getattr(torch)" || strings.HasPrefix(f.Qualify(r), "torch.") {
 				out[name] = r
 			}
-			return true
+			continue
 		}
 		if left.Kind() != "identifier" {
-			return true
+			continue
 		}
 		switch right.Kind() {
 		case "dictionary", "list", "tuple":
 			tables[name] = right
-			return true
+			continue
 		}
 		// step = functools.partial(clear, device): calling step calls clear.
 		if d := assignedName(f, right); d != "" {
 			out[name] = d
 		}
-		return true
-	})
+	}
 	return out, tables, mutated
 }
 

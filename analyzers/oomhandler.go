@@ -63,12 +63,7 @@ func runOOMHandler(pass *driver.Pass) (any, error) {
 		if !bytes.Contains(files[i].Src, []byte("except")) {
 			return
 		}
-		files[i].Root.Walk(func(n *pyparse.Node) bool {
-			if n.Kind() == "except_clause" || n.Kind() == "except_group_clause" {
-				clauses[i] = append(clauses[i], n)
-			}
-			return true
-		})
+		clauses[i] = files[i].ExceptClauses()
 	})
 	for i, f := range files {
 		for _, n := range clauses[i] {

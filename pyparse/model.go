@@ -49,6 +49,11 @@ type File struct {
 	classByNode map[*Node]*Class
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
+	// assignNodes and exceptNodes are the file's assignments (plain and augmented) and its
+	// except clauses, in the order a walk of the tree meets them (Assignments,
+	// ExceptClauses): collected by the model's one walk for the analyses that would walk
+	// every tree whole for them.
+	assignNodes, exceptNodes []*Node
 
 	assignsMu sync.RWMutex
 	assigns   map[*Node]*bindings // AssignmentsTo, LoopsBinding: scope -> its bindings
@@ -346,6 +351,14 @@ func (f *File) Qualify(dotted string) string {
 // cost is linear in the tree. (A tree-sitter query did this before: its cursor keeps one
 // pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
 // recovery builds from an unclosed bracket, each node cost time in the depth.)
+// Assignments are the file's assignment and augmented_assignment nodes, in any scope, in
+// the order Root.Walk meets them. The slice is the file's: not to be changed.
+func (f *File) Assignments() []*Node { return f.assignNodes }
+
+// ExceptClauses are the file's except_clause and except_group_clause nodes, in the order
+// Root.Walk meets them. The slice is the file's: not to be changed.
+func (f *File) ExceptClauses() []*Node { return f.exceptNodes }
+
 func (f *File) buildModel(root *Node) {
 	f.Aliases = map[string]string{}
 	f.funcByNode = map[*Node]*Function{}
@@ -382,6 +395,10 @@ func (f *File) buildModel(root *Node) {
 				}
 				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
 			}
+		case "assignment", "augmented_assignment":
+			f.assignNodes = append(f.assignNodes, n)
+		case "except_clause", "except_group_clause":
+			f.exceptNodes = append(f.exceptNodes, n)
 		case "call":
 			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
 			if fun != nil && fun.Named() && args != nil && args.Named() {

@@ -869,3 +869,75 @@ func TestNamedSeq(t *testing.T) {
 		})
 	}
 }
+
+// TestNodesOfKind: Assignments and ExceptClauses are the nodes a walk of the whole tree
+// meets of those kinds, in its order, for a parsed tree and for one decoded from its
+// encoding, on a file with them in every kind of scope and on every fixture.
+func TestNodesOfKind(t *testing.T) {
+	src := `x = 1
+y += 2
+class C:
+    z = 3
+    def m(self):
+        self.a = 4
+        try:
+            pass
+        except ValueError:
+            w = lambda: (v := 5)
+        except* OSError:
+            pass
+def f():
+    try:
+        g()
+    except Exception as e:
+        for i in range(3):
+            k: int = i
+            k **= 2
+`
+	seeds, _ := filepath.Glob("../testdata/src/*/*.py")
+	if len(seeds) == 0 {
+		t.Fatal("no fixtures")
+	}
+	texts := map[string]string{"inline.py": src}
+	for _, path := range seeds {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[path] = string(b)
+	}
+	walked := func(f *File, kinds ...string) []*Node {
+		var out []*Node
+		f.Root.Walk(func(n *Node) bool {
+			if slices.Contains(kinds, n.Kind()) {
+				out = append(out, n)
+			}
+			return true
+		})
+		return out
+	}
+	total := [2]int{}
+	for path, text := range texts {
+		parsed := parse(t, text)
+		decoded, err := DecodeTree(path, []byte(text), EncodeTree(parsed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []*File{parsed, decoded} {
+			if got, want := f.Assignments(), walked(f, "assignment", "augmented_assignment"); !slices.Equal(got, want) {
+				t.Errorf("%s: Assignments %d nodes, a walk %d", path, len(got), len(want))
+			}
+			if got, want := f.ExceptClauses(), walked(f, "except_clause", "except_group_clause"); !slices.Equal(got, want) {
+				t.Errorf("%s: ExceptClauses %d nodes, a walk %d", path, len(got), len(want))
+			}
+		}
+		if path == "inline.py" && (len(parsed.Assignments()) != 7 || len(parsed.ExceptClauses()) != 3) {
+			t.Errorf("inline: %d assignments (want 7), %d except clauses (want 3)", len(parsed.Assignments()), len(parsed.ExceptClauses()))
+		}
+		total[0] += len(parsed.Assignments())
+		total[1] += len(parsed.ExceptClauses())
+	}
+	if total[0] < 100 || total[1] < 10 {
+		t.Errorf("the fixtures hold %d assignments and %d except clauses: too few to say anything", total[0], total[1])
+	}
+}
