@@ -194,7 +194,7 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 		}
 		st := res.Stats
 		if st.Repositories > 0 {
-			fmt.Fprintf(stderr, "cachelint: project root %s, config %s; %d git repositories in it analysed one by one, each from its own root\n", res.Root, cfgPath, st.Repositories)
+			fmt.Fprintf(stderr, "cachelint: project root %s, config %s; %d git repositories in it each analysed from its own root\n", res.Root, cfgPath, st.Repositories)
 		} else {
 			fmt.Fprintf(stderr, "cachelint: project root %s, config %s\n", res.Root, cfgPath)
 		}

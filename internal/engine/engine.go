@@ -316,13 +316,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if len(units) > 1 {
 		gcOn()
-		out.units = make([]*project, 0, len(units))
-		for _, u := range units {
-			if err := pr.runUnit(ctx, opts, u, units, start, out); err != nil {
-				return nil, err
-			}
+		if err := pr.runUnits(ctx, opts, units, start, out); err != nil {
+			return nil, err
 		}
-		out.mergeSort()
 		out.Stats.Indexed = len(pr.paths) // a repository inside another is indexed by both
 	} else if err := pr.analyseInto(ctx, opts, cache, out, gcOn); err != nil {
 		return nil, err

@@ -64,3 +64,11 @@ func SetAnalysisPause(pause func() func()) func() func() {
 
 // PauseGC is the engine's own collector pause (pauseGC).
 func PauseGC() func() { return pauseGC() }
+
+// SetUnitsAtOnce sets how many repositories a run analyses at the same time and returns
+// what puts the setting back.
+func SetUnitsAtOnce(n int) (restore func()) {
+	old := unitsAtOnce
+	unitsAtOnce = func() int { return n }
+	return func() { unitsAtOnce = old }
+}

@@ -2,21 +2,24 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/internal/report"
 	"github.com/cachelint/cachelint/internal/walk"
 )
 
 // A tree that holds several git repositories (a folder of clones, a repository with
-// submodules) is analysed one repository at a time, each as its own project: its files
-// indexed from its own root, its helpers resolved among them, its findings those its own
-// run would give. So `cachelint check ~/code` reports on each clone what `cachelint check`
-// inside the clone, and a pre-commit run of one of its files (whose project root is the
-// nearest directory with a .git, walk.FindProjectRoot), report; one clone's helper names
+// submodules) is analysed one repository at a time (unitsAtOnce), each as its own project:
+// its files indexed from its own root, its helpers resolved among them, its findings those
+// its own run would give. So `cachelint check ~/code` reports on each clone what `cachelint
+// check` inside the clone, and a pre-commit run of one of its files (whose project root is
+// the nearest directory with a .git, walk.FindProjectRoot), report; one clone's helper names
 // do not send the prefilter into the others' files; and what a run holds in memory is one
 // repository's analysis at a time, not the whole tree's. The cache keeps an entry per
 // repository in the tree's cache folder.
@@ -61,51 +64,92 @@ func unitOf(abs string, units []string) string {
 	return units[0]
 }
 
-// runUnit analyses the repository u as a project of its own and adds what it reports to
-// out. What the analysis held (its trees and texts) is let go before the next one.
-func (pr *project) runUnit(ctx context.Context, opts Options, u string, units []string, start time.Time, out *Result) error {
-	sub := &project{cwd: pr.cwd, root: u, cfg: pr.cfg, an: pr.an, stdin: pr.stdin, stdinPath: pr.stdinPath,
-		sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, report: map[string]bool{}}
+// unitsAtOnce is how many repositories are analysed at the same time: one below 16 CPUs,
+// where one repository's analysis keeps them busy and memory stays one repository's; more
+// on machines where one small repository's steps on one goroutine leave most cores idle.
+// The 15-project tree of clones, 16 cores (cold, 5 runs, medians): one at a time 2.97 s
+// and 147 MB, two 1.81 s and 252 MB, four 1.46 s and 313 MB; as one project it took 2.3 s
+// and 436 MB.
+var unitsAtOnce = func() int { return max(1, runtime.GOMAXPROCS(0)/8) }
+
+// runUnits analyses each repository of units (repoUnits) as a project of its own and puts
+// what they report into out, in the repositories' order whatever order they ran in. What
+// each analysis held (its trees and texts) is let go once it is done.
+func (pr *project) runUnits(ctx context.Context, opts Options, units []string, start time.Time, out *Result) error {
+	subs := make([]*project, len(units))
+	for i, u := range units {
+		subs[i] = &project{cwd: pr.cwd, root: u, cfg: pr.cfg, an: pr.an, stdin: pr.stdin, stdinPath: pr.stdinPath,
+			sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, report: map[string]bool{}}
+	}
 	for i, path := range pr.paths {
 		f := pr.walked[i]
-		mine := unitOf(f.Abs, units) == u
-		if !mine && !within(f.Abs, u) {
-			continue
+		own := unitOf(f.Abs, units)
+		for _, sub := range subs {
+			mine := sub.root == own
+			if !mine && !within(f.Abs, sub.root) {
+				continue // a repository indexes the files below its root, its own or not
+			}
+			sub.paths = append(sub.paths, path)
+			sub.walked = append(sub.walked, f)
+			if mine && pr.reported(path) {
+				sub.report[path] = true
+			}
 		}
-		sub.paths = append(sub.paths, path)
-		sub.walked = append(sub.walked, f)
-		if mine && pr.reported(path) {
-			sub.report[path] = true
+	}
+	// A repository with nothing to report (a folder of clones with no Python of its own) is
+	// not analysed; the largest are started first.
+	var order []int
+	for i, sub := range subs {
+		if len(sub.report) > 0 {
+			order = append(order, i)
+		}
+		if len(sub.report) == len(sub.paths) {
+			sub.report = nil // every indexed file is reported
 		}
 	}
-	if len(sub.report) == 0 {
-		return nil
+	slices.SortStableFunc(order, func(a, b int) int { return len(subs[b].paths) - len(subs[a].paths) })
+	results := make([]*Result, len(units))
+	errs := make([]error, len(units))
+	parallel.For(len(order), unitsAtOnce(), func(_, k int) {
+		i := order[k]
+		results[i], errs[i] = subs[i].analyseUnit(ctx, opts, pr.root, start)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
-	if len(sub.report) == len(sub.paths) {
-		sub.report = nil // every indexed file is reported
+	for i, got := range results {
+		if got != nil {
+			out.units = append(out.units, subs[i])
+			out.add(got)
+		}
 	}
+	out.mergeSort()
+	return nil
+}
+
+// analyseUnit runs the analysis of one repository (sub) of the tree at root.
+func (sub *project) analyseUnit(ctx context.Context, opts Options, root string, start time.Time) (*Result, error) {
 	var cache *resultCache
 	if opts.Cache != nil && opts.Stdin == nil {
 		// One cache folder for the tree, as ruff keeps one .ruff_cache with an entry per
 		// package: the tree's root's, not one written into each repository.
 		c := *opts.Cache
 		if c.Dir == "" {
-			c.Dir = filepath.Join(pr.root, DefaultCacheDir)
+			c.Dir = filepath.Join(root, DefaultCacheDir)
 		}
 		cache = openCache(ctx, &c, sub, opts.Jobs, start)
 		defer cache.head.release()
 	}
-	got := &Result{Root: u, RootRel: displayPath(pr.cwd, u), Cwd: pr.cwd, p: sub}
+	got := &Result{Root: sub.root, RootRel: displayPath(sub.cwd, sub.root), Cwd: sub.cwd, p: sub}
 	if err := sub.analyseInto(ctx, opts, cache, got, func() {}); err != nil {
-		return err
+		return nil, err
 	}
 	// Code frames, fixes and noqa read the files again, as after a run from the cache, and
-	// need of the analysis only the syntax errors' counts (ApplyFixes): the rest is in out.
+	// need of the analysis only the syntax errors' counts (ApplyFixes): the rest is in the
+	// tree's result.
 	sub.res, sub.facts = nil, nil
 	sub.a = &analysed{SyntaxCount: sub.a.SyntaxCount}
-	out.units = append(out.units, sub)
-	out.add(got)
-	return nil
+	return got, nil
 }
 
 // add puts a repository's result into the tree's (mergeSort orders it once all are in).

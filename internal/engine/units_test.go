@@ -82,6 +82,15 @@ func reported(t *testing.T, results ...*engine.Result) string {
 func TestRepositoriesAnalysedAlone(t *testing.T) {
 	ws := reposTree(t)
 	all := runIn(t, ws, ".", false)
+	// The repositories analysed at the same time: the same result.
+	restore := engine.SetUnitsAtOnce(3)
+	together := runIn(t, ws, ".", false)
+	restore()
+	s1, s2 := together.Stats, all.Stats
+	s1.Elapsed, s2.Elapsed = 0, 0
+	if reported(t, together) != reported(t, all) || s1 != s2 {
+		t.Errorf("three repositories at once:\n%s\none at a time:\n%s", reported(t, together), reported(t, all))
+	}
 	a, b := runIn(t, ws, "a", false), runIn(t, ws, "b", false)
 	// Each clone's run concatenated: a's files sort before b's, as the tree's run orders them.
 	merged := reported(t, a, b)
