@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -152,5 +153,19 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 	}
 	if after := runIn(t, ws, ".", false); len(after.Report.Findings) != 0 {
 		t.Errorf("after AddNoqa: %v", after.Report.Findings)
+	}
+}
+
+// TestRepositoriesCancelled: a cancelled run over a tree of repositories stops with the
+// context's error, whichever repository saw it.
+func TestRepositoriesCancelled(t *testing.T) {
+	ws := reposTree(t)
+	t.Chdir(ws)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	defer engine.SetUnitsAtOnce(3)()
+	_, err := engine.Run(ctx, engine.Options{Analysis: analyzers.Engine, Paths: []string{"."}, Rules: allRules()})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
