@@ -419,3 +419,30 @@ func TestTreeChecksum(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeTree measures reading a kept tree back (what an edited run does for every
+// unchanged file it parses): the example training script repeated, as BenchmarkParse.
+// Run: go test ./pyparse -run '^$' -bench DecodeTree
+func BenchmarkDecodeTree(b *testing.B) {
+	data, err := os.ReadFile("../examples/train.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := []byte(strings.Repeat(string(data), 200))
+	p, err := NewParser()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	f, err := p.Parse(context.Background(), "x.py", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc := EncodeTree(f)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := decodeTree("x.py", src, enc, p.sc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
