@@ -158,11 +158,7 @@ func TestColumnCountsCodePoints(t *testing.T) {
 // BenchmarkParse measures parse throughput on a realistic file (the example project's
 // training script, repeated). Run: go test ./pyparse -bench Parse -benchtime 20x
 func BenchmarkParse(b *testing.B) {
-	data, err := os.ReadFile("../examples/train.py")
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := []byte(strings.Repeat(string(data), 200))
+	src := benchSource(b)
 	p, err := NewParser()
 	if err != nil {
 		b.Fatal(err)
@@ -174,6 +170,16 @@ func BenchmarkParse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchSource is the benchmarks' file: the example project's training script, repeated.
+func benchSource(b *testing.B) []byte {
+	b.Helper()
+	data, err := os.ReadFile("../examples/train.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []byte(strings.Repeat(string(data), 200))
 }
 
 // TestFlattenMatchesCursorWalk holds the one-call C flattening to the Go cursor walk through

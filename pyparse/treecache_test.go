@@ -424,11 +424,7 @@ func TestTreeChecksum(t *testing.T) {
 // unchanged file it parses): the example training script repeated, as BenchmarkParse.
 // Run: go test ./pyparse -run '^$' -bench DecodeTree
 func BenchmarkDecodeTree(b *testing.B) {
-	data, err := os.ReadFile("../examples/train.py")
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := []byte(strings.Repeat(string(data), 200))
+	src := benchSource(b)
 	p, err := NewParser()
 	if err != nil {
 		b.Fatal(err)
