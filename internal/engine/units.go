@@ -64,6 +64,21 @@ func unitOf(abs string, units []string) string {
 	return units[0]
 }
 
+// reportsIn reports whether a file in report scope lies below one of the directories.
+func (pr *project) reportsIn(dirs []string) bool {
+	for i, path := range pr.paths {
+		if !pr.reported(path) {
+			continue
+		}
+		for _, d := range dirs {
+			if within(pr.walked[i].Abs, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // unitsAtOnce is how many repositories are analysed at the same time: one below 16 CPUs,
 // where one repository's analysis keeps them busy and memory stays one repository's; more
 // on machines where one small repository's steps on one goroutine leave most cores idle.

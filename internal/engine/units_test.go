@@ -113,6 +113,12 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 	if len(all.Report.Findings) != 2 || !strings.Contains(text, "a/train.py:CL001 cleanup()") || !strings.Contains(text, "a/train.py:CL001 release()") {
 		t.Errorf("want a/train.py's two calls reported (its own helper, its submodule's), and nothing of b:\n%s", text)
 	}
+	// A pre-commit run of a's own file: one project (its submodule indexed), as before the
+	// repositories were told apart, and the file's findings as in a's run.
+	one := runIn(t, filepath.Join(ws, "a"), "train.py", false)
+	if one.Stats.Repositories != 0 || len(one.Report.Findings) != 2 {
+		t.Errorf("a/train.py alone: %d repositories analysed apart (want 0), %d findings (want 2)", one.Stats.Repositories, len(one.Report.Findings))
+	}
 	sub := runIn(t, filepath.Join(ws, "a", "third_party", "sub"), ".", false)
 	var subCalls []string
 	for _, c := range all.Calls {
