@@ -284,13 +284,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 	} else {
 		pr.report = make(map[string]bool, len(reportFiles))
-		byAbs := make(map[string]string, len(indexFiles))
+		byAbs := make(map[string]int, len(indexFiles))
 		add := func(f walk.File) string {
-			if d, ok := byAbs[f.Abs]; ok {
-				return d
+			if i, ok := byAbs[f.Abs]; ok {
+				if files[i].file.Repo == "" {
+					// The walk from the root knows the repository a file named by itself,
+					// or walked from a folder inside that repository, is in.
+					files[i].file.Repo = f.Repo
+				}
+				return files[i].path
 			}
 			d := displayPath(cwd, f.Abs)
-			byAbs[f.Abs] = d
+			byAbs[f.Abs] = len(files)
 			files = append(files, shown{d, f})
 			return d
 		}

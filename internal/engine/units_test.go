@@ -38,12 +38,12 @@ func reposTree(t *testing.T) string {
 	return ws
 }
 
-// runIn runs check (with the call records) on path from the working directory dir, with the
-// cache in its default folder when cached.
-func runIn(t *testing.T, dir, path string, cached bool) *engine.Result {
+// runIn runs check (with the call records) on path and more from the working directory dir,
+// with the cache in its default folder when cached.
+func runIn(t *testing.T, dir, path string, cached bool, more ...string) *engine.Result {
 	t.Helper()
 	t.Chdir(dir)
-	opts := engine.Options{Analysis: analyzers.Engine, Paths: []string{path}, Rules: allRules(), Calls: true}
+	opts := engine.Options{Analysis: analyzers.Engine, Paths: append([]string{path}, more...), Rules: allRules(), Calls: true}
 	if cached {
 		opts.Cache = &engine.Cache{Version: "test"}
 	}
@@ -159,6 +159,15 @@ func TestRepositoriesAnalysedAlone(t *testing.T) {
 	}
 	if after := runIn(t, ws, ".", false); len(after.Report.Findings) != 0 {
 		t.Errorf("after AddNoqa: %v", after.Report.Findings)
+	}
+
+	// A repository of one file, named with a file of a as pre-commit names staged files
+	// (the report scope's own walk walks no folder holding its .git): still a repository.
+	write(t, ws, "a/vendored/.git", "gitdir: ../.git/modules/vendored\n")
+	write(t, ws, "a/vendored/tool.py", "import torch\n\n\ndef tidy():\n    torch.cuda.empty_cache()\n")
+	named := runIn(t, filepath.Join(ws, "a"), "train.py", false, "vendored/tool.py")
+	if named.Stats.Repositories != 2 {
+		t.Errorf("train.py and vendored/tool.py named from a: %d repositories analysed apart, want 2 (a, vendored)", named.Stats.Repositories)
 	}
 }
 
