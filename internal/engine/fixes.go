@@ -105,7 +105,10 @@ func (r *Result) ApplyFixes(opts FixOptions) (FixSummary, error) {
 		}
 		// A fix must not break the file: keep it only if it parses as well as before.
 		// The run parsed the file already: only the fixed text is parsed again.
-		before := pr.a.SyntaxCount[file]
+		before := 0
+		if pr.a != nil { // nil: a tree of repositories' own table, which reports nothing
+			before = pr.a.SyntaxCount[file]
+		}
 		after, err := pr.an.SyntaxErrors(context.Background(), file, out)
 		if err != nil || after > before {
 			sum.Skipped = append(sum.Skipped, file)

@@ -220,7 +220,9 @@ func (r *Result) mergeSort() {
 	slices.Sort(r.Unreadable)
 }
 
-// projectOf is the project that analysed the file shown as path.
+// projectOf is the project that analysed the file shown as path: the tree's own when it
+// was one project, else the repository that reported the file (every finding's file is
+// one's; the tree's table of files, analysed by none, answers for any other path).
 func (r *Result) projectOf(path string) *project {
 	for _, u := range r.units {
 		if u.reported(path) {

@@ -184,3 +184,26 @@ func TestRepositoriesCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestRepositoriesFixed: --fix over a folder of clones fixes each clone's file, each read
+// and checked by the repository that reported it.
+func TestRepositoriesFixed(t *testing.T) {
+	ws := t.TempDir()
+	loop := "import torch\n\n\ndef train(model, loader, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        torch.cuda.empty_cache()\n"
+	for _, r := range []string{"a", "b"} {
+		write(t, ws, r+"/.git/HEAD", "ref: refs/heads/main\n")
+		write(t, ws, r+"/train.py", loop)
+	}
+	res := runIn(t, ws, ".", false)
+	if res.Stats.Repositories != 2 || len(res.Report.Findings) != 2 {
+		t.Fatalf("%d repositories, %d findings; want 2 and 2", res.Stats.Repositories, len(res.Report.Findings))
+	}
+	var diff strings.Builder
+	sum, err := res.ApplyFixes(engine.FixOptions{Unsafe: true, Diff: &diff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Fixed != 2 || sum.Files != 2 || !strings.Contains(diff.String(), "a/train.py") || !strings.Contains(diff.String(), "b/train.py") {
+		t.Errorf("fixed %d in %d files (want 2 in 2):\n%s", sum.Fixed, sum.Files, diff.String())
+	}
+}
