@@ -16,7 +16,8 @@ import (
 const progressDelay = time.Second
 
 // startProgress shows, on w, a line that says how far the run has got ("analysing: 1,234
-// files parsed, prefilter round 3, 12 s"), rewritten in place every tick after delay, and
+// files parsed, prefilter round 3, 12 s"; for a tree of repositories also "4 of 15
+// repositories done"), rewritten in place every tick after delay, and
 // returns the function that stops it and erases the line. It is meant for a terminal only:
 // the caller decides (progressWanted).
 func startProgress(w io.Writer, p *engine.Progress, delay, tick time.Duration) (stop func()) {
@@ -38,8 +39,12 @@ func startProgress(w io.Writer, p *engine.Progress, delay, tick time.Duration) (
 		t := time.NewTicker(tick)
 		defer t.Stop()
 		for {
-			fmt.Fprintf(w, "\rcachelint: analysing: %s files parsed, prefilter round %d, %s\x1b[K",
-				thousands(p.Parsed.Load()), p.Round.Load(), time.Since(start).Round(time.Second))
+			repos := ""
+			if n := p.Repos.Load(); n > 0 {
+				repos = fmt.Sprintf("%d of %d repositories done, ", p.Done.Load(), n)
+			}
+			fmt.Fprintf(w, "\rcachelint: analysing: %s files parsed, %sprefilter round %d, %s\x1b[K",
+				thousands(p.Parsed.Load()), repos, p.Round.Load(), time.Since(start).Round(time.Second))
 			shown = true
 			select {
 			case <-quit:

@@ -52,6 +52,19 @@ func TestProgressLine(t *testing.T) {
 	if !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("the line is not erased at the end: %q", got)
 	}
+
+	// A tree of repositories also says how many are done.
+	var repos lockedBuffer
+	p.Repos.Store(15)
+	p.Done.Store(4)
+	stop = startProgress(&repos, p, 0, time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(repos.String(), "repositories") && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	if !strings.Contains(repos.String(), "12,345 files parsed, 4 of 15 repositories done, prefilter round 3") {
+		t.Errorf("progress line without the repositories: %q", repos.String())
+	}
 }
 
 func TestThousands(t *testing.T) {

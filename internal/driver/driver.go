@@ -83,10 +83,12 @@ type Lookups struct {
 }
 
 // Progress is how far a run has got, read while it runs: files parsed so far and the
-// prefilter round under way.
+// prefilter round under way; for a tree of repositories analysed one by one, how many there
+// are to analyse and how many are done (0 and 0 for one project).
 type Progress struct {
-	Parsed atomic.Int64
-	Round  atomic.Int32
+	Parsed      atomic.Int64
+	Round       atomic.Int32
+	Repos, Done atomic.Int32
 }
 
 // Pass is what one analyzer sees.

@@ -123,11 +123,17 @@ func (pr *project) runUnits(ctx context.Context, opts Options, units []string, s
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(subs[b].paths) - len(subs[a].paths) })
+	if opts.Progress != nil {
+		opts.Progress.Repos.Store(int32(len(order)))
+	}
 	results := make([]*Result, len(units))
 	errs := make([]error, len(units))
 	parallel.For(len(order), unitsAtOnce(), func(_, k int) {
 		i := order[k]
 		results[i], errs[i] = subs[i].analyseUnit(ctx, opts, pr.root, start)
+		if opts.Progress != nil {
+			opts.Progress.Done.Add(1)
+		}
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err

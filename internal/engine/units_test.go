@@ -194,9 +194,17 @@ func TestRepositoriesFixed(t *testing.T) {
 		write(t, ws, r+"/.git/HEAD", "ref: refs/heads/main\n")
 		write(t, ws, r+"/train.py", loop)
 	}
-	res := runIn(t, ws, ".", false)
+	t.Chdir(ws)
+	progress := &engine.Progress{}
+	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{"."}, Rules: allRules(), Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Stats.Repositories != 2 || len(res.Report.Findings) != 2 {
 		t.Fatalf("%d repositories, %d findings; want 2 and 2", res.Stats.Repositories, len(res.Report.Findings))
+	}
+	if progress.Repos.Load() != 2 || progress.Done.Load() != 2 {
+		t.Errorf("progress: %d of %d repositories done, want 2 of 2", progress.Done.Load(), progress.Repos.Load())
 	}
 	var diff strings.Builder
 	sum, err := res.ApplyFixes(engine.FixOptions{Unsafe: true, Diff: &diff})
