@@ -315,7 +315,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		pr.paths[i], pr.walked[i] = f.path, f.file
 	}
 	units := repoUnits(root, pr.walked)
-	if len(units) > 1 && !pr.reportsIn(units[1:]) {
+	if len(units) > 1 && !pr.reportsIn(unitSet(units[1:])) {
 		// Only the root's own files are reported (pre-commit in a repository with
 		// submodules): its analysis indexes them all, as one project's does.
 		units = units[:1]

@@ -53,27 +53,32 @@ func within(p, dir string) bool {
 	return len(p) > len(dir) && p[len(dir)] == filepath.Separator && strings.HasPrefix(p, dir)
 }
 
-// unitOf is the deepest of units (sorted, root first) that abs lies below: root for a file
-// outside every repository below it.
-func unitOf(abs string, units []string) string {
-	for i := len(units) - 1; i > 0; i-- {
-		if within(abs, units[i]) {
-			return units[i]
+// unitsAbove calls visit for each directory of units (a set of directories below root)
+// that abs lies below, the nearest first: a walk up abs's own directories, not a test of
+// every repository for every file (a workspace of a thousand clones).
+func unitsAbove(abs, root string, units map[string]bool, visit func(u string)) {
+	for d := abs; ; {
+		i := strings.LastIndexByte(d, filepath.Separator)
+		if i <= len(root) {
+			return
+		}
+		d = d[:i]
+		if units[d] {
+			visit(d)
 		}
 	}
-	return units[0]
 }
 
-// reportsIn reports whether a file in report scope lies below one of the directories.
-func (pr *project) reportsIn(dirs []string) bool {
+// reportsIn reports whether a file in report scope lies below one of units (a set of
+// directories below pr.root).
+func (pr *project) reportsIn(units map[string]bool) bool {
 	for i, path := range pr.paths {
-		if !pr.reported(path) {
-			continue
+		found := false
+		if pr.reported(path) {
+			unitsAbove(pr.walked[i].Abs, pr.root, units, func(string) { found = true })
 		}
-		for _, d := range dirs {
-			if within(pr.walked[i].Abs, d) {
-				return true
-			}
+		if found {
+			return true
 		}
 	}
 	return false
@@ -96,20 +101,33 @@ func (pr *project) runUnits(ctx context.Context, opts Options, units []string, s
 		subs[i] = &project{cwd: pr.cwd, root: u, cfg: pr.cfg, an: pr.an, stdin: pr.stdin, stdinPath: pr.stdinPath,
 			sources: map[string][]byte{}, nb: map[string]*notebookInfo{}, malformed: map[string][]string{}, report: map[string]bool{}}
 	}
+	byRoot := make(map[string]*project, len(units))
+	below := make(map[string]bool, len(units))
+	for _, sub := range subs {
+		byRoot[sub.root] = sub
+		below[sub.root] = sub.root != pr.root
+	}
 	for i, path := range pr.paths {
 		f := pr.walked[i]
-		own := unitOf(f.Abs, units)
-		for _, sub := range subs {
-			mine := sub.root == own
-			if !mine && !within(f.Abs, sub.root) {
-				continue // a repository indexes the files below its root, its own or not
-			}
+		reported := pr.reported(path)
+		// A repository indexes the files below its root, its own or not, and reports those
+		// whose nearest repository it is; the root's indexes them all.
+		own := subs[0]
+		add := func(sub *project) {
 			sub.paths = append(sub.paths, path)
 			sub.walked = append(sub.walked, f)
-			if mine && pr.reported(path) {
+			if sub == own && reported {
 				sub.report[path] = true
 			}
 		}
+		nearest := true
+		unitsAbove(f.Abs, pr.root, below, func(u string) {
+			if nearest {
+				own, nearest = byRoot[u], false
+			}
+			add(byRoot[u])
+		})
+		add(subs[0])
 	}
 	// A repository with nothing to report (a folder of clones with no Python of its own) is
 	// not analysed; the largest are started first.
@@ -240,3 +258,12 @@ func (r *Result) projectOf(path string) *project {
 
 // source is a reported file's text as analysed (report.Report.Source).
 func (r *Result) source(path string) []byte { return r.projectOf(path).source(path) }
+
+// unitSet is dirs as a set.
+func unitSet(dirs []string) map[string]bool {
+	set := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		set[d] = true
+	}
+	return set
+}
