@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cachelint/cachelint/pyparse"
@@ -432,5 +433,46 @@ func TestReadsKeptAcrossRounds(t *testing.T) {
 		if !strings.Contains(want, "m2.py.clear_two: "+files[0]) {
 			t.Fatalf("the graph built once has no call of clear_two: the test tests nothing\n%s", want)
 		}
+	}
+}
+
+// TestChunkedList: elements pushed across several chunks read back by number, while other
+// goroutines read those already handed out (as the table's readers do, without its lock).
+func TestChunkedList(t *testing.T) {
+	var c chunkedList[int32]
+	var mu sync.Mutex
+	var handed atomic.Int32 // numbers below it are handed out
+	n := int32(3*chunkSize + 5)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for handed.Load() < n {
+				if h := handed.Load(); h > 0 {
+					if i := h - 1; *c.at(i) != i*7 {
+						t.Errorf("element %d read as %d", i, *c.at(i))
+						return
+					}
+				}
+			}
+		}()
+	}
+	for i := range n {
+		mu.Lock()
+		if got := c.push(i * 7); got != i {
+			t.Fatalf("push numbered %d, want %d", got, i)
+		}
+		mu.Unlock()
+		handed.Store(i + 1)
+	}
+	wg.Wait()
+	for i := range n {
+		if *c.at(i) != i*7 {
+			t.Fatalf("element %d is %d", i, *c.at(i))
+		}
+	}
+	if got := len(*c.dir.Load()); got != 4 {
+		t.Errorf("%d chunks for %d elements, want 4", got, n)
 	}
 }
