@@ -388,10 +388,10 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 		region.End()
 		out.Stats.Reused, out.Stats.Unread, out.Stats.Kept, out.Stats.KeptMiss = pr.facts.Reused, pr.facts.Unread, pr.facts.Kept, pr.facts.KeptMiss
 		out.Stats.KeptAgain = pr.facts.KeptAgain
-		if cache != nil && out.Stats.KeptMiss == "" {
-			out.Stats.KeptMiss = cache.graphMiss
-		}
 		if cache != nil {
+			if out.Stats.KeptMiss == "" {
+				out.Stats.KeptMiss = cache.graphMiss
+			}
 			region := trace.StartRegion(ctx, "cache write")
 			if err := cache.save(pr.a, pr.facts); err != nil {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("cache not written: %v", err))
