@@ -341,7 +341,7 @@ func (c *chunkedList[T]) push(v T) int32 {
 	}
 	k := int(i >> chunkBits)
 	if k == len(dir) {
-		grown := make([]*[chunkSize]T, k+1, k+1)
+		grown := make([]*[chunkSize]T, k+1)
 		copy(grown, dir)
 		grown[k] = new([chunkSize]T)
 		c.dir.Store(&grown)
