@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -47,5 +48,17 @@ func TestPauseGCNested(t *testing.T) {
 	b()
 	if got := current(); got != 77 {
 		t.Fatalf("both resumed: GOGC %d, want 77", got)
+	}
+}
+
+// TestUnitsAtOnce: repositories run one at a time below 16 goroutines, --jobs counted.
+func TestUnitsAtOnce(t *testing.T) {
+	for jobs, want := range map[int]int{1: 1, 2: 1, 15: 1, 16: 2, 32: 4} {
+		if got := unitsAtOnce(jobs); got != want {
+			t.Errorf("unitsAtOnce(%d) = %d, want %d", jobs, got, want)
+		}
+	}
+	if got, want := unitsAtOnce(0), max(1, runtime.GOMAXPROCS(0)/8); got != want {
+		t.Errorf("unitsAtOnce(0) = %d, want %d (one job per CPU)", got, want)
 	}
 }

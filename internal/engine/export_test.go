@@ -69,6 +69,6 @@ func PauseGC() func() { return pauseGC() }
 // what puts the setting back.
 func SetUnitsAtOnce(n int) (restore func()) {
 	old := unitsAtOnce
-	unitsAtOnce = func() int { return n }
+	unitsAtOnce = func(int) int { return n }
 	return func() { unitsAtOnce = old }
 }
