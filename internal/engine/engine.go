@@ -329,7 +329,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err := pr.runUnits(ctx, opts, units, start, out); err != nil {
 			return nil, err
 		}
-		out.Stats.Indexed = len(pr.paths) // a repository inside another is indexed by both
+		out.Stats.Indexed = len(pr.paths) // each file once, though a repository inside another is indexed by both
 	} else if err := pr.analyseInto(ctx, opts, cache, out, gcOn); err != nil {
 		return nil, err
 	}

@@ -33,14 +33,10 @@ import (
 // Repo), sorted, with root first; root alone when there is no other.
 func repoUnits(root string, walked []walk.File) []string {
 	units := []string{root}
-	last := ""
+	seen := map[string]bool{root: true}
 	for i := range walked {
-		r := walked[i].Repo
-		if r == "" || r == last || r == root || !within(r, root) {
-			continue
-		}
-		last = r
-		if !slices.Contains(units, r) {
+		if r := walked[i].Repo; r != "" && !seen[r] && within(r, root) {
+			seen[r] = true
 			units = append(units, r)
 		}
 	}
@@ -214,7 +210,6 @@ func (r *Result) add(got *Result) {
 	first := s.Repositories == 0
 	s.Repositories++
 	s.Reported += g.Reported
-	s.Indexed += g.Indexed
 	s.Parsed += g.Parsed
 	s.Rounds = max(s.Rounds, g.Rounds)
 	s.Reused += g.Reused

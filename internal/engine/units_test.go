@@ -186,7 +186,8 @@ func TestRepositoriesCancelled(t *testing.T) {
 }
 
 // TestRepositoriesFixed: --fix over a folder of clones fixes each clone's file, each read
-// and checked by the repository that reported it.
+// and checked by the repository that reported it: b's file already has a syntax error, which
+// only b's analysis counted, so its fixed text (with the same error) is kept.
 func TestRepositoriesFixed(t *testing.T) {
 	ws := t.TempDir()
 	loop := "import torch\n\n\ndef train(model, loader, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        torch.cuda.empty_cache()\n"
@@ -194,6 +195,7 @@ func TestRepositoriesFixed(t *testing.T) {
 		write(t, ws, r+"/.git/HEAD", "ref: refs/heads/main\n")
 		write(t, ws, r+"/train.py", loop)
 	}
+	write(t, ws, "b/train.py", loop+"\n\ndef broken(:\n    pass\n")
 	t.Chdir(ws)
 	progress := &engine.Progress{}
 	res, err := engine.Run(context.Background(), engine.Options{Analysis: analyzers.Engine, Paths: []string{"."}, Rules: allRules(), Progress: progress})
