@@ -526,11 +526,10 @@ func buildGraph(proj *project, res *pyparse.Result, extra map[string]bool, memo 
 // round's 162 ms of resolving, a round's whole time once shared out on 16 cores).
 var callsPerJob, callsPerShare = 1024, 512
 
-// filesPerJob is the least number of files whose trees are read whole for their except
-// clauses (the OOM-handler rule) that is worth a goroutine of its own; bytesPerJob the least
-// text whose trees reindex reads for their bindings: a round of a few large files (an
-// edited run's first, its edited file among them) is worth several.
-var filesPerJob, bytesPerJob = 16, 64 << 10
+// bytesPerJob is the least text whose trees reindex reads for their bindings that is worth
+// a goroutine of its own: a round of a few large files (an edited run's first, its edited
+// file among them) is worth several.
+var bytesPerJob = 64 << 10
 
 // basesPerJob is the least number of class bases reindex looks up worth a goroutine.
 var basesPerJob = 256

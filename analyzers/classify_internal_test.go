@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/cachelint/cachelint/internal/allocconf"
-	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/pyparse"
 )
 
@@ -136,37 +135,6 @@ func TestGANSidesMatchExpressions(t *testing.T) {
 		if gen != reGANGen.MatchString(text) || disc != reGANDisc.MatchString(text) {
 			t.Errorf("ganSides(%q) = %v, %v; the expressions say %v, %v", text, gen, disc, reGANGen.MatchString(text), reGANDisc.MatchString(text))
 		}
-	}
-}
-
-// TestOOMHandlerInParallel: the OOM-handler rule finds the except clauses of the parsed files
-// on several goroutines and judges them in order: what it reports is what one goroutine
-// reports, in the same order.
-func TestOOMHandlerInParallel(t *testing.T) {
-	defer func(n int) { filesPerJob = n }(filesPerJob)
-	filesPerJob = 1
-	reported := 0
-	for dir, files := range fixtureProjects(t) {
-		var texts []string
-		for _, jobs := range []int{1, 4} {
-			res, err := driver.Run(context.Background(), driver.Options{Files: files, Analyzers: []*driver.Analyzer{OOMHandler},
-				Settings: driver.Settings{Root: dir, Jobs: jobs}})
-			if err != nil || len(res.Errors) > 0 {
-				t.Fatalf("%s: %v %v", dir, err, res.Errors)
-			}
-			var b strings.Builder
-			for _, d := range res.Diagnostics {
-				fmt.Fprintf(&b, "%s %s %s %s\n", res.Fset.Position(d.Pos), d.Code, d.Message, d.Label)
-			}
-			reported += len(res.Diagnostics)
-			texts = append(texts, b.String())
-		}
-		if texts[0] != texts[1] {
-			t.Errorf("%s: one goroutine reported\n%s\nfour\n%s", dir, texts[0], texts[1])
-		}
-	}
-	if reported == 0 {
-		t.Error("no fixture project has an OOM handler: the test compares nothing")
 	}
 }
 

@@ -1,16 +1,13 @@
 package analyzers
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/cachelint/cachelint/internal/driver"
 	"github.com/cachelint/cachelint/internal/lazyregexp"
-	"github.com/cachelint/cachelint/internal/parallel"
 	"github.com/cachelint/cachelint/pyparse"
 	"github.com/cachelint/cachelint/rules"
 )
@@ -51,22 +48,9 @@ var (
 func runOOMHandler(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	clears := clearingCalls(g)
-	files := g.Project.res.Files
-	// Finding the except clauses walks every parsed tree whole: on every CPU (it was most of
-	// the rule's time, and all on one), the handlers are then judged in order.
-	clauses := make([][]*pyparse.Node, len(files))
-	jobs := pass.Settings.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	parallel.For(len(files), max(1, min(jobs, len(files)/filesPerJob)), func(_, i int) {
-		if !bytes.Contains(files[i].Src, []byte("except")) {
-			return
-		}
-		clauses[i] = files[i].ExceptClauses()
-	})
-	for i, f := range files {
-		for _, n := range clauses[i] {
+	// Each file's except clauses were collected by its model's walk (File.ExceptClauses).
+	for _, f := range g.Project.res.Files {
+		for _, n := range f.ExceptClauses() {
 			checkHandler(pass, g, f, n, clears)
 		}
 	}

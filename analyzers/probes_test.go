@@ -123,11 +123,11 @@ func roundByRound(t *testing.T, dir string, files, order []string, jobs int) (ro
 // smallShares makes every file and every class base worth a goroutine of its own (reindex)
 // and cuts a file's calls into shares of two (graphsOf), for the test t.
 func smallShares(t *testing.T) {
-	files, text, bases, calls, share := filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare
+	text, bases, calls, share := bytesPerJob, basesPerJob, callsPerJob, callsPerShare
 	t.Cleanup(func() {
-		filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare = files, text, bases, calls, share
+		bytesPerJob, basesPerJob, callsPerJob, callsPerShare = text, bases, calls, share
 	})
-	filesPerJob, bytesPerJob, basesPerJob, callsPerJob, callsPerShare = 1, 1, 1, 1, 2
+	bytesPerJob, basesPerJob, callsPerJob, callsPerShare = 1, 1, 1, 2
 }
 
 func reversed(s []string) []string {
