@@ -93,8 +93,8 @@ type Result struct {
 	Stats         Stats
 
 	p *project
-	// units are the repositories analysed one by one (repoUnits) when the tree holds more
-	// than one; p is then the whole tree's table of files, analysed by none.
+	// units are the repositories analysed each as a project of its own (repoUnits) when the
+	// tree holds more than one; p is then the whole tree's table of files, analysed by none.
 	units []*project
 }
 
@@ -122,8 +122,8 @@ type Stats struct {
 	// the edit changed (Facts.KeptAgain).
 	KeptAgain int
 	Elapsed   time.Duration
-	// Repositories is how many git repositories were analysed one by one (units.go); 0
-	// when the tree is one project.
+	// Repositories is how many git repositories were analysed, each as a project of its
+	// own (units.go); 0 when the tree is one project.
 	Repositories int
 	// Cached is set when the analysis came from the cache: nothing was parsed this run.
 	// Reread is how many files such a run read again because their size or time changed,
