@@ -267,19 +267,21 @@ func hookArgument(f *pyparse.File, args *pyparse.Node) *pyparse.Node {
 
 func runClassify(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
-	return classify(pass.Context, g, pass.Settings.StepLoopNames, pass.Settings.Jobs)
+	return classify(pass.Context, g, pass.Settings.StepLoopNames, pass.Settings.Jobs, pass.Settings.Reported)
 }
 
-// classify gives every target of g its records, reading the sites on jobs goroutines
-// (prewarm) and following them up to their callers in order.
-func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs int) (*Classification, error) {
+// classify gives the targets of g their records, reading the sites on jobs goroutines
+// (prewarm) and following them up to their callers in order. With reported set, only the
+// targets whose records can fall in a reported file are followed (reach).
+func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs int, reported func(string) bool) (*Classification, error) {
 	a := newClassifier(g, stepLoopNames)
+	targets, through := reach(g, reported)
 	region := trace.StartRegion(ctx, "prewarm")
-	a.prewarm(jobs)
+	a.prewarm(targets, through, jobs)
 	region.End()
 	region = trace.StartRegion(ctx, "follow")
 	out := &Classification{Graph: g}
-	for _, t := range g.Targets {
+	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -304,6 +306,73 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 		return ri.Call.Node.Start < rj.Call.Node.Start
 	})
 	return out, nil
+}
+
+// reach is what classify follows when only the files reported matters: the targets
+// whose records can fall in such a file, and the functions follow can go up through from
+// them. follow records a target's own site and the call sites it goes up through, one
+// helper's callers after another (an override's records are moved to the site it went up
+// from), so a target matters when its own file is reported or a reported file calls a
+// helper it can go up through: that helper's callers are read at the reported site.
+// Whether follow does go up at a site (a call that runs once per call of its function)
+// is not asked: reach may keep a target whose records all fall elsewhere, never leave out
+// one with a record in a reported file. What one target's walk leaves for another
+// (walked) is at functions whose callers a left-out target reads, none of them reported.
+// With reported nil every target matters, and prewarm reads the callers of every helper.
+func reach(g *CallGraph, reported func(string) bool) ([]*Target, map[*pyparse.Function]bool) {
+	if reported == nil {
+		return g.Targets, g.Helpers
+	}
+	// calls lists, for each function, the helpers it calls: going up from a helper to its
+	// callers is going from the callee to the caller's function, so a function whose
+	// callers lead to a reported site hands that on to the helpers it calls.
+	calls := map[*pyparse.Function][]*pyparse.Function{}
+	var leads []*pyparse.Function
+	leadsUp := map[*pyparse.Function]bool{}
+	for fn, edges := range g.Callers {
+		for _, e := range edges {
+			calls[e.Call.Function] = append(calls[e.Call.Function], fn)
+			if !leadsUp[fn] && reported(e.File.Path) {
+				leadsUp[fn] = true
+				leads = append(leads, fn)
+			}
+		}
+	}
+	for len(leads) > 0 {
+		fn := leads[len(leads)-1]
+		leads = leads[:len(leads)-1]
+		for _, callee := range calls[fn] {
+			if !leadsUp[callee] {
+				leadsUp[callee] = true
+				leads = append(leads, callee)
+			}
+		}
+	}
+	var targets []*Target
+	through := map[*pyparse.Function]bool{}
+	var up []*pyparse.Function
+	for _, t := range g.Targets {
+		fn := t.Call.Function
+		if !reported(t.File.Path) && (fn == nil || !leadsUp[fn]) {
+			continue
+		}
+		targets = append(targets, t)
+		if fn != nil && !through[fn] {
+			through[fn] = true
+			up = append(up, fn)
+		}
+	}
+	for len(up) > 0 {
+		fn := up[len(up)-1]
+		up = up[:len(up)-1]
+		for _, e := range g.Callers[fn] {
+			if caller := e.Call.Function; caller != nil && !through[caller] {
+				through[caller] = true
+				up = append(up, caller)
+			}
+		}
+	}
+	return targets, through
 }
 
 func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
@@ -334,7 +403,7 @@ var sitesPerJob = 32
 // effect answers they read the same whatever was asked first), while follow itself must
 // run in order (what one cache call followed up to a helper's callers stands for the next:
 // walked). Each goroutine has a classifier and a view of the project of its own.
-func (a *classifier) prewarm(jobs int) {
+func (a *classifier) prewarm(targets []*Target, through map[*pyparse.Function]bool, jobs int) {
 	type site struct {
 		f    *pyparse.File
 		call *pyparse.Call
@@ -347,10 +416,10 @@ func (a *classifier) prewarm(jobs int) {
 			sites = append(sites, site{f, c})
 		}
 	}
-	for _, t := range a.g.Targets {
+	for _, t := range targets {
 		add(t.File, t.Call)
 	}
-	for fn := range a.g.Helpers {
+	for fn := range through {
 		for _, e := range a.g.Callers[fn] {
 			add(e.File, e.Call)
 		}

@@ -65,13 +65,60 @@ func oneAndFour(t *testing.T, g *CallGraph) (one, four string) {
 	t.Helper()
 	var texts []string
 	for _, jobs := range []int{1, 4} {
-		c, err := classify(context.Background(), g, nil, jobs)
+		c, err := classify(context.Background(), g, nil, jobs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		texts = append(texts, recordsText(c))
 	}
 	return texts[0], texts[1]
+}
+
+// TestClassifyReported: with only one file reported, the classification gives that file's
+// records exactly as a classification of every target does, reading the sites on one
+// goroutine or on four; and for some fixture it follows fewer targets (reach leaves out the
+// targets whose records all fall elsewhere).
+func TestClassifyReported(t *testing.T) {
+	defer func(n int) { sitesPerJob = n }(sitesPerJob)
+	sitesPerJob = 1
+	narrowed := 0
+	for dir, files := range fixtureProjects(t) {
+		g := fixtureGraph(t, dir, files)
+		all, err := classify(context.Background(), g, nil, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			reported := func(path string) bool { return path == file }
+			if targets, _ := reach(g, reported); len(targets) < len(g.Targets) {
+				narrowed++
+			}
+			want := linesIn(recordsText(all), file)
+			for _, jobs := range []int{1, 4} {
+				c, err := classify(context.Background(), g, nil, jobs, reported)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := linesIn(recordsText(c), file); got != want {
+					t.Errorf("%s reported alone, %d goroutines: its records\n%s\nevery target followed:\n%s", file, jobs, got, want)
+				}
+			}
+		}
+	}
+	if narrowed == 0 {
+		t.Fatal("no file reported alone left a target out")
+	}
+}
+
+// linesIn are the lines of a records text about file.
+func linesIn(text, file string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(line, file+":") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // fixtureGraph is the call graph of a fixture project, every file that names the cache

@@ -53,6 +53,10 @@ type Settings struct {
 	// Kept, when set, is what an earlier run's analysis kept for a run after an edit that
 	// changed parsed files only (nil: none, or the run is no such run).
 	Kept *Kept
+	// Reported, when set, says which files the run reports (a pre-commit run's files): an
+	// analyzer may leave out work whose results can only fall in other files, so that what
+	// it finds in other files is incomplete. nil: every file is reported.
+	Reported func(path string) bool
 	// PauseGC, when set, turns the garbage collector off until the function it returns is
 	// called: for a phase that allocates only what the run keeps to its end (a kept run
 	// reading back the last run's trees), where collecting costs time and frees nothing.

@@ -66,7 +66,7 @@ const DefaultCacheDir = ".cachelint_cache"
 // The checksums make an entry changed on disk a miss: gob reads most changed bytes as other
 // values (one bit flipped in a small entry was trusted, giving other findings, one time in
 // five).
-const cacheFormat = "cachelint-cache-8\n"
+const cacheFormat = "cachelint-cache-9\n"
 
 // cacheEntry is one cache file.
 type cacheEntry struct {
@@ -384,9 +384,15 @@ func (rc *resultCache) load(wantCalls bool, resume func()) (held *analysed) {
 		}
 		return nil
 	}
-	if edited := editedFiles(&changed, rc.paths, stamps); edited != nil {
+	// An analysis that reported other files is taken up as one after an edit, with no file
+	// edited: its kept graph holds, and what it left out is found.
+	narrow := !rc.pr.within(e.A.Scope)
+	if edited := editedFiles(&changed, rc.paths, stamps, narrow); edited != nil {
 		edited.a, edited.graph, edited.lookups = e.A, e.Graph, e.Lookups
 		rc.edited = edited
+		if narrow && e.Graph == nil {
+			rc.miss = "it was written by a run that reported other files"
+		}
 		return nil
 	}
 	// Files touched but unchanged: record their new times, so that the next run need not

@@ -584,3 +584,58 @@ func TestRereadWithCollector(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheReportedAlone: a run that reports one file (as pre-commit runs it) finds there
+// what a run over the whole fixture corpus finds there, though it follows only the calls
+// whose records can fall in that file (driver.Settings.Reported); its entry then holds for
+// that file, and not for a run that reports more: that run finds everything, taking up the
+// entry's kept graph.
+func TestCacheReportedAlone(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "src")
+	whole, _ := runCached(t, "", []string{dir}, dir)
+	byFile := map[string]bool{}
+	for _, c := range whole.Calls {
+		byFile[c.File] = true
+	}
+	if len(byFile) < 20 {
+		t.Fatalf("the corpus's calls are in %d files", len(byFile))
+	}
+	_, wantWhole := runCached(t, "", []string{dir}, dir)
+	for file := range byFile {
+		cache := t.TempDir()
+		res, _ := runCached(t, cache, []string{file}, dir)
+		if got, want := inFile(t, res, file), inFile(t, whole, file); got != want {
+			t.Errorf("%s reported alone:\n%s\nthe whole corpus reported:\n%s", file, got, want)
+			continue
+		}
+		if again, got := runCached(t, cache, []string{file}, dir); !again.Stats.Cached || inFile(t, again, file) != inFile(t, whole, file) {
+			t.Errorf("%s reported alone again: cached %v, the same %v", file, again.Stats.Cached, got == inFile(t, whole, file))
+		}
+		all, got := runCached(t, cache, []string{dir}, dir)
+		if all.Stats.Cached || all.Stats.Kept == 0 || got != wantWhole {
+			t.Errorf("the corpus after %s reported alone: cached %v, %d files' calls kept, the same as without a cache %v: %s",
+				file, all.Stats.Cached, all.Stats.Kept, got == wantWhole, firstDiff(got, wantWhole))
+		}
+	}
+}
+
+// inFile is what a result shows of one file: its findings and call records, as JSON.
+func inFile(t *testing.T, res *engine.Result, file string) string {
+	t.Helper()
+	var fs, cs []any
+	for _, f := range res.Report.Findings {
+		if f.File == file {
+			fs = append(fs, f)
+		}
+	}
+	for _, c := range res.Calls {
+		if c.File == file {
+			cs = append(cs, c)
+		}
+	}
+	b, err := json.Marshal([]any{fs, cs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

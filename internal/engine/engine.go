@@ -353,6 +353,9 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 	gcOn()
 	if pr.a == nil {
 		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress, PauseGC: analysisPause}
+		if pr.report != nil {
+			settings.Reported = pr.reported
+		}
 		var trees *treeStore
 		if cache != nil {
 			trees = cache.trees()
@@ -489,6 +492,23 @@ func (pr *project) reported(path string) bool {
 		return ok
 	}
 	return pr.report[path]
+}
+
+// within reports whether what an analysis that reported the files of scope found
+// (analysed.Scope: sorted, nil for every file) is all that this run reports.
+func (pr *project) within(scope []string) bool {
+	if scope == nil {
+		return true
+	}
+	if pr.report == nil {
+		return false
+	}
+	for path := range pr.report {
+		if _, ok := slices.BinarySearch(scope, path); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // reportedCount is the number of files in report scope.

@@ -41,6 +41,10 @@ type analysed struct {
 	Needles []string
 	// ImportsAsked are the questions asked about unparsed files' imports (Facts.ImportsAsked).
 	ImportsAsked map[string]map[string]bool
+	// Scope are the files the run reported, sorted, when it did not report every file: the
+	// analysis then left out what could only be found in other files (driver.Settings.Reported),
+	// and holds for a later run only when that reports none but these. nil: every file.
+	Scope []string
 }
 
 // failure is a file that could not be read or parsed at all (Facts.Failures).
@@ -54,6 +58,9 @@ func (pr *project) analyse(jobs int) *analysed {
 	a := &analysed{SyntaxCount: map[string]int{}, Malformed: map[string][]string{},
 		Indexed: pr.facts.Seen, Parsed: pr.facts.Parsed, Rounds: pr.facts.Rounds, Needles: pr.facts.Needles,
 		ImportsAsked: pr.facts.ImportsAsked}
+	if pr.report != nil {
+		a.Scope = slices.Sorted(maps.Keys(pr.report))
+	}
 	for _, d := range pr.res.Diagnostics {
 		if f := pr.finding(d.Diagnostic); f != nil {
 			a.Findings = append(a.Findings, *f)

@@ -41,8 +41,8 @@ type editedEntry struct {
 }
 
 // editedFiles is the edited entry of the changed parsed files (path indexes in changed),
-// nil when there are none.
-func editedFiles(changed *sync.Map, paths []string, stamps []fileStamp) *editedEntry {
+// nil when there are none unless always.
+func editedFiles(changed *sync.Map, paths []string, stamps []fileStamp, always bool) *editedEntry {
 	var e *editedEntry
 	changed.Range(func(k, _ any) bool {
 		if e == nil {
@@ -51,8 +51,11 @@ func editedFiles(changed *sync.Map, paths []string, stamps []fileStamp) *editedE
 		e.changed = append(e.changed, paths[k.(int)])
 		return true
 	})
-	if e == nil {
+	if e == nil && !always {
 		return nil
+	}
+	if e == nil {
+		e = &editedEntry{}
 	}
 	sort.Strings(e.changed)
 	for i, s := range stamps {
