@@ -8,6 +8,9 @@
 #   interface  edits that change what other files may read of the first two files naming
 #         empty_cache, one after another: a module-level assignment, a function, a class and
 #         an import appended; an assignment before the first empty_cache line
+#   onefile  the first file naming empty_cache edited and checked alone, as pre-commit runs
+#         it (the entry then holds that file's analysis only), against the same run without
+#         the cache; then the whole tree (which takes that entry up)
 #   scope files added and removed, one after another (the scope an entry holds for): a new
 #         module; a module without needles named as the first file naming empty_cache, at
 #         the root and in a new folder (where an import of that name may look first, or
@@ -69,6 +72,21 @@ open(p, "w", encoding="utf-8", errors="surrogateescape").write("\n".join(lines))
 PY
       same "$n" "$f: an assignment before the call"
     done
+    ;;
+  onefile)
+    f=$(grep -rl --include='*.py' empty_cache . | sort | head -1)
+    [ -n "$f" ] || { cd - >/dev/null; continue; }
+    cp --remove-destination "$f" "$f.x"; mv "$f.x" "$f"; touch -d '-1 hour' "$f"
+    "$bin" check --cache-dir "$work/c_$n" --no-config --exit-zero --project-root . . >/dev/null 2>&1
+    echo "# edited" >> "$f"
+    for cmd in "check --exit-zero" calls; do
+      # shellcheck disable=SC2086 # the command's words are split on purpose
+      a=$("$bin" $cmd --cache-dir "$work/c_$n" --no-config --project-root . --format json "$f" 2>/dev/null | md5sum)
+      # shellcheck disable=SC2086
+      a0=$("$bin" $cmd --no-cache --no-config --project-root . --format json "$f" 2>/dev/null | md5sum)
+      if [ "$a" != "$a0" ]; then echo "DIFF $n $f alone: ${cmd%% *}"; bad=1; else echo "same $n $f alone: ${cmd%% *}"; fi
+    done
+    same "$n" "the whole tree after $f alone"
     ;;
   scope)
     f=$(grep -rl --include='*.py' empty_cache . | sort | head -1)
