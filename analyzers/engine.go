@@ -45,7 +45,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 		}
 	}
 	for _, f := range parsed.Files {
-		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position}
+		ef := &engine.File{Path: f.Path, Src: f.Src, Position: f.Position, Hash: f.TextHash}
 		for _, e := range f.Errors {
 			ef.Errors = append(ef.Errors, engine.SyntaxError{Line: e.Line, Col: e.Col, Msg: e.Msg})
 		}

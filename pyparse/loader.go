@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"go/token"
@@ -303,16 +304,18 @@ func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src [
 	if r.Trees == nil {
 		return p.Parse(ctx, path, src)
 	}
-	key := TreeKey(src)
+	text := sha256.Sum256(src)
+	key := treeKeyOf(text)
 	if data := r.Trees.Get(key); data != nil {
 		if f, err := decodeTree(path, src, data, p.sc); err == nil {
 			r.Reused.Add(1)
-			f.fromTree = true
+			f.fromTree, f.TextHash = true, text
 			return f, nil
 		}
 	}
 	f, err := p.Parse(ctx, path, src)
 	if err == nil {
+		f.TextHash = text
 		r.Trees.Put(key, EncodeTree(f))
 	}
 	return f, err

@@ -41,6 +41,9 @@ type File struct {
 
 	// TokenFile positions this file in an analysis Pass's FileSet (set by the Analyzer).
 	TokenFile *token.File
+	// TextHash is the SHA-256 of Src when the parse kept or looked up its tree in a
+	// TreeCache (Result.Trees), zero otherwise.
+	TextHash [32]byte
 
 	// callOrder lists the indices of Calls by their node's element in the tree's array,
 	// for CallOf (4 bytes a call where a map took some 46).

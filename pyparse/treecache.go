@@ -22,16 +22,21 @@ type TreeCache interface {
 
 // treeFormat names the layout of an encoded tree and what the parse keeps of a tree (which
 // nodes, which errors): change it whenever either changes.
-const treeFormat = "cachelint-tree-3"
+const treeFormat = "cachelint-tree-4"
 
 var (
 	grammarOnce sync.Once
 	grammarID   []byte
 )
 
-// TreeKey is the key of src's tree: the hash of its text, of the encoding, and of the
-// grammar's symbol and field tables (a tree's ids mean nothing under another grammar).
+// TreeKey is the key of src's tree: the hash of its text's SHA-256, of the encoding, and of
+// the grammar's symbol and field tables (a tree's ids mean nothing under another grammar).
 func TreeKey(src []byte) string {
+	return treeKeyOf(sha256.Sum256(src))
+}
+
+// treeKeyOf is TreeKey of the text whose SHA-256 is text.
+func treeKeyOf(text [32]byte) string {
 	grammarOnce.Do(func() {
 		loadLanguage()
 		h := sha256.New()
@@ -40,7 +45,7 @@ func TreeKey(src []byte) string {
 	})
 	h := sha256.New()
 	h.Write(grammarID)
-	h.Write(src)
+	h.Write(text[:])
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -2,8 +2,10 @@ package pyparse
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"go/token"
 	"hash/crc32"
 	"io/fs"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -439,6 +442,64 @@ func BenchmarkDecodeTree(b *testing.B) {
 	for b.Loop() {
 		if _, err := decodeTree("x.py", src, enc, p.sc); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// mapTrees is a TreeCache in memory.
+type mapTrees struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *mapTrees) Get(key string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+func (c *mapTrees) Put(key string, tree []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = tree
+}
+
+// TestTextHash: a file whose tree is put into or read from a TreeCache carries its text's
+// SHA-256 (the cache records it of each parsed file instead of hashing the text again), and
+// its tree's key is that hash's; a parse without a TreeCache leaves it zero.
+func TestTextHash(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir(filepath.Join("..", "testdata", "src", "helpers"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".py") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("fixture files: %d, %v", len(paths), err)
+	}
+	trees := &mapTrees{m: map[string][]byte{}}
+	for _, run := range []string{"parsed", "decoded", "no cache"} {
+		r := NewResult(paths, os.ReadFile, token.NewFileSet(), 2)
+		if run != "no cache" {
+			r.Trees = trees
+		}
+		if err := r.ParseFiles(context.Background(), paths); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int64{"parsed": 0, "decoded": int64(len(paths)), "no cache": 0}[run]; r.Reused.Load() != want {
+			t.Fatalf("%s: %d trees reused, want %d", run, r.Reused.Load(), want)
+		}
+		for _, f := range r.Files {
+			want := sha256.Sum256(f.Src)
+			if run == "no cache" {
+				want = [32]byte{}
+			} else if trees.Get(treeKeyOf(f.TextHash)) == nil || TreeKey(f.Src) != treeKeyOf(want) {
+				t.Errorf("%s: %s's tree is not kept under its text hash's key", run, f.Path)
+			}
+			if f.TextHash != want {
+				t.Errorf("%s: %s's TextHash %x, want %x", run, f.Path, f.TextHash[:4], want[:4])
+			}
 		}
 	}
 }

@@ -80,6 +80,9 @@ type File struct {
 	Errors []SyntaxError
 	// Position turns a byte offset into a 1-based line and code-point column.
 	Position func(offset int) (line, col int)
+	// Hash is the SHA-256 of Src when the analysis took it (a tree kept between runs is
+	// keyed by it), zero when it did not: the cache records it of each parsed file.
+	Hash [32]byte
 }
 
 // SyntaxError is a place the parser could not parse.

@@ -580,13 +580,16 @@ func (rc *resultCache) save(a *analysed, facts *Facts) error {
 	if slices.Contains(rc.statOK, false) {
 		return nil
 	}
-	// The parsed files' texts hashed on every CPU: 8 ms of an edited run's one goroutine
-	// on unsloth (155 files, 10 MB).
+	// The parsed files' texts hashed on every CPU (8 ms of an edited run's one goroutine on
+	// unsloth, 155 files, 10 MB), those the parse hashed for their kept trees not again.
 	stamps := make([]fileStamp, len(rc.paths))
 	rc.each(func(i int) {
 		s := rc.stamps[i]
 		if f := facts.Files[rc.paths[i]]; f != nil {
-			s.Parsed, s.Hash = true, sha256.Sum256(f.Src)
+			s.Parsed, s.Hash = true, f.Hash
+			if f.Hash == ([32]byte{}) {
+				s.Hash = sha256.Sum256(f.Src)
+			}
 		}
 		stamps[i] = rc.settle(s)
 	})
