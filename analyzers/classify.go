@@ -90,6 +90,9 @@ type Classification struct {
 	Cut []*Target
 	// Errors are panics caught while classifying one call, naming its file.
 	Errors []error
+	// Followed is how many of Graph's targets were followed: those whose records can fall
+	// in a reported file (reach).
+	Followed int
 }
 
 // InternalErrors lets the driver report the panics caught here.
@@ -280,7 +283,7 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 	a.prewarm(targets, through, jobs)
 	region.End()
 	region = trace.StartRegion(ctx, "follow")
-	out := &Classification{Graph: g}
+	out := &Classification{Graph: g, Followed: len(targets)}
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -59,6 +59,7 @@ func (suite) Facts(res *driver.Result) (*engine.Facts, error) {
 	if cls == nil {
 		return out, nil
 	}
+	out.CacheCalls, out.Classified = len(cls.Graph.Targets), cls.Followed
 	for _, t := range cls.Cut {
 		out.Cut = append(out.Cut, engine.Cut{Path: t.File.Path, What: fmt.Sprintf(
 			"the callers of the %s() at line %d were followed through %d call sites or %d helpers deep only; a loop further up is not known",

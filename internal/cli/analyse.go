@@ -224,6 +224,9 @@ func analyse(ctx context.Context, opts engine.Options, c *commonFlags, con *cons
 				}
 				unread += fmt.Sprintf(", the calls of %d unchanged file(s) resolved as in the last run%s%s", st.Kept, again, scope)
 			}
+			if st.Classified < st.CacheCalls {
+				unread += fmt.Sprintf(", %d of the %d cache-emptying calls classified (the others' records fall in files not reported)", st.Classified, st.CacheCalls)
+			}
 			if st.CacheMiss != "" {
 				unread += fmt.Sprintf(", every call resolved again (the last run's analysis did not hold: %s)", st.CacheMiss)
 			}

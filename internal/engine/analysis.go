@@ -69,6 +69,10 @@ type Facts struct {
 	// KeptAgain is how many unchanged files of such a run had their calls found again,
 	// because they read what the edit changed.
 	KeptAgain int
+	// CacheCalls is how many cache-emptying calls the project holds, Classified how many of
+	// them the analysis classified: fewer when only some files are reported
+	// (driver.Settings.Reported) and the others' records can fall only elsewhere.
+	CacheCalls, Classified int
 }
 
 // File is one parsed file.

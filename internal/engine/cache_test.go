@@ -600,10 +600,19 @@ func TestCacheReportedAlone(t *testing.T) {
 	if len(byFile) < 20 {
 		t.Fatalf("the corpus's calls are in %d files", len(byFile))
 	}
+	if st := whole.Stats; st.CacheCalls == 0 || st.Classified != st.CacheCalls {
+		t.Fatalf("the whole corpus: %d of %d cache calls classified", st.Classified, st.CacheCalls)
+	}
 	_, wantWhole := runCached(t, "", []string{dir}, dir)
+	narrowed := 0
 	for file := range byFile {
 		cache := t.TempDir()
 		res, _ := runCached(t, cache, []string{file}, dir)
+		if st := res.Stats; st.CacheCalls != whole.Stats.CacheCalls || st.Classified > st.CacheCalls {
+			t.Errorf("%s reported alone: %d of %d cache calls classified, the corpus has %d", file, st.Classified, st.CacheCalls, whole.Stats.CacheCalls)
+		} else if st.Classified < st.CacheCalls {
+			narrowed++
+		}
 		if got, want := inFile(t, res, file), inFile(t, whole, file); got != want {
 			t.Errorf("%s reported alone:\n%s\nthe whole corpus reported:\n%s", file, got, want)
 			continue
@@ -616,6 +625,9 @@ func TestCacheReportedAlone(t *testing.T) {
 			t.Errorf("the corpus after %s reported alone: cached %v, %d files' calls kept, the same as without a cache %v: %s",
 				file, all.Stats.Cached, all.Stats.Kept, got == wantWhole, firstDiff(got, wantWhole))
 		}
+	}
+	if narrowed == 0 {
+		t.Error("no file reported alone had fewer cache calls classified")
 	}
 }
 

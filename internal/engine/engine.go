@@ -121,7 +121,9 @@ type Stats struct {
 	// KeptAgain is how many unchanged files' calls such a run found again: they read what
 	// the edit changed (Facts.KeptAgain).
 	KeptAgain int
-	Elapsed   time.Duration
+	// CacheCalls and Classified are Facts'.
+	CacheCalls, Classified int
+	Elapsed                time.Duration
 	// Repositories is how many git repositories were analysed, each as a project of its
 	// own (units.go); 0 when the tree is one project.
 	Repositories int
@@ -391,6 +393,7 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 		region.End()
 		out.Stats.Reused, out.Stats.Unread, out.Stats.Kept, out.Stats.KeptMiss = pr.facts.Reused, pr.facts.Unread, pr.facts.Kept, pr.facts.KeptMiss
 		out.Stats.KeptAgain = pr.facts.KeptAgain
+		out.Stats.CacheCalls, out.Stats.Classified = pr.facts.CacheCalls, pr.facts.Classified
 		if cache != nil {
 			if out.Stats.KeptMiss == "" {
 				out.Stats.KeptMiss = cache.graphMiss

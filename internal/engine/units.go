@@ -216,6 +216,8 @@ func (r *Result) add(got *Result) {
 	s.Unread += g.Unread
 	s.Kept += g.Kept
 	s.KeptAgain += g.KeptAgain
+	s.CacheCalls += g.CacheCalls
+	s.Classified += g.Classified
 	s.Reread += g.Reread
 	s.Added += g.Added
 	s.Removed += g.Removed
