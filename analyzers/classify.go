@@ -143,6 +143,15 @@ type classifier struct {
 	// same function passing up the same is not followed again. Without it a chain of N
 	// helpers that each empty the cache made O(N^2) records with O(N) chains each.
 	walked map[walkKey]walkDone
+	// again remembers, for the cache call being followed, each walk to a function's callers
+	// with what it passed up and the chain of helpers below (againKey): a second call of
+	// the same helper in the same function, reached by the same chain, walks up again only
+	// to make the same records along chains of the same helpers, which dedupe drops (unsloth:
+	// 31,000 records made, 7,400 kept). produced counts the records made for it so far, the
+	// ones such a walk would have made included: the cap on them (maxRecordsPerTarget) falls
+	// where it would.
+	again    map[againKey]againDone
+	produced int
 	// oomLoops and exits remember what was read from a loop body or a statement for one
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
 	oomLoops map[*pyparse.Node]bool
@@ -202,6 +211,32 @@ type walkKey struct {
 type walkDone struct {
 	target *Target
 	judged bool
+}
+
+// reuseWalks lets follow take a walk it made for a cache call from another call of the same
+// helper (again); tests turn it off to compare.
+var reuseWalks = true
+
+// againKey is a walk to fn's callers (walk) from below a chain of helpers (chain: the
+// helpers' functions, bottom last, as bytes).
+type againKey struct {
+	walk  walkKey
+	chain string
+}
+
+// againDone is what such a walk made: how many records, and whether one was judged.
+type againDone struct {
+	records int
+	judged  bool
+}
+
+// helperChain names the helpers of a chain, in order, by their functions.
+func helperChain(via []*Edge) string {
+	b := make([]byte, 0, 8*len(via))
+	for _, e := range via {
+		b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(e.Callee))))
+	}
+	return string(b)
 }
 
 // registration is one `module.register_forward_hook(fn)`: PyTorch calls fn by itself.
@@ -289,8 +324,9 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 			return nil, err
 		}
 		// A bug on one call must not cost the others their classification.
+		a.again, a.produced = map[againKey]againDone{}, 0
 		guard(&out.Errors, t.File.Path, func() {
-			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{}, 0)...)
+			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{})...)
 		})
 	}
 	for _, t := range g.Targets {
@@ -561,8 +597,9 @@ type inherited struct {
 // which many paths lead to it. Each function's callers are followed once per what a call
 // passes up (walked), so the records grow with the call sites, not the paths: the bound is
 // a guard against the unforeseen, far above what a project's most called helper needs
-// (ai-toolkit's flush() has 276 call sites), and a run that reaches it says so.
-const maxRecordsPerTarget = 20000
+// (ai-toolkit's flush() has 276 call sites), and a run that reaches it says so. A
+// variable, which tests lower.
+var maxRecordsPerTarget = 20000
 
 // maxChainDepth bounds how many helpers deep a call is followed up: each record carries
 // its chain, so a chain N deep costs N^2/2 edges in records (a 20,000-deep chain took
@@ -571,10 +608,12 @@ const maxChainDepth = 200
 
 // follow classifies a site and, when the site runs once per call of its function, goes on
 // to the function's callers.
-func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool, count int) []*Record {
+func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool) []*Record {
 	fn := call.Function
 	lc := a.siteContext(f, call.Node)
 	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
+	count := a.produced // the records made for t before this one
+	a.produced++
 	if len(via) == 0 {
 		r.Callee = t.Spelling
 	} else {
@@ -652,6 +691,20 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		}
 		return recs
 	}
+	// Records found through an override's base class are moved to this call (atOverride):
+	// those are this call's own, made again from each call.
+	again := againKey{key, helperChain(via)}
+	memo := reuseWalks && !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
+	if done, ok := a.again[again]; memo && ok && !a.cut[t] && a.produced+done.records <= maxRecordsPerTarget {
+		// This walk was made for t from another call of the same helper here: the same
+		// records again, but for the calls at this level.
+		a.produced += done.records
+		a.walked[key] = walkDone{target: t, judged: done.judged}
+		if innerOnly && !done.judged {
+			*r = own
+		}
+		return recs
+	}
 	visited[fn] = true
 	defer delete(visited, fn)
 	var more []*Record
@@ -668,13 +721,16 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			continue
 		}
 		chain := append([]*Edge{e}, via...)
-		sub := a.follow(t, e.File, e.Call, chain, next, visited, count+len(recs)+len(more))
+		sub := a.follow(t, e.File, e.Call, chain, next, visited)
 		if e.Dispatch {
 			sub = atOverride(f, call, callee, via, e, sub)
 		}
 		more = append(more, sub...)
 	}
 	a.walked[key] = walkDone{target: t, judged: anyJudged(more)}
+	if memo && !a.cut[t] {
+		a.again[again] = againDone{records: len(more), judged: anyJudged(more)}
+	}
 	if innerOnly && !anyJudged(more) {
 		// The helper's own loop runs whatever its callers do: when every path calls the
 		// helper once, the loop decides, here.

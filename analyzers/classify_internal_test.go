@@ -249,3 +249,88 @@ func TestMentionsConfigVar(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowWalksAgain: a walk up to a function's callers made for a cache call from one call
+// of a helper is not made again from another call of it in the same function (reuseWalks):
+// the records are those made walking again, on every fixture project and on a project where
+// each function calls the one below twice, in a step loop, in an override that a base
+// class's loop runs (its records are moved to each of its calls), and in a helper's own loop
+// over devices (whose records its callers decide); fewer records are made.
+func TestFollowWalksAgain(t *testing.T) {
+	defer func(v bool, n int) { reuseWalks, maxRecordsPerTarget = v, n }(reuseWalks, maxRecordsPerTarget)
+	files := map[string]string{
+		"pyproject.toml":  "[project]\nname = 'p'\n",
+		"pkg/__init__.py": "",
+		"pkg/mem.py": "import torch\n\n\ndef free():\n    torch.cuda.empty_cache()\n\n\ndef twice():\n    free()\n    free()\n\n\n" +
+			"def outer(n):\n    if n % 2 == 0:\n        twice()\n    twice()\n\n\n" +
+			"def per_device(chunks):\n    for c in chunks:\n        c.run()\n        free()\n        free()\n\n\n" +
+			"def setup(chunks):\n    per_device(chunks)\n    per_device(chunks)\n",
+		"train.py": "import torch\nfrom pkg.mem import outer, free, setup, per_device\n\n\ndef train(loader, model, opt):\n    for i, batch in enumerate(loader):\n" +
+			"        model(batch).backward()\n        opt.step()\n        outer(i)\n        outer(i + 1)\n        per_device(batch)\n\n\n" +
+			"def prepare(chunks):\n    setup(chunks)\n\n\n" +
+			"class Base:\n    def fit(self, loader, model, opt):\n        for batch in loader:\n            model(batch).backward()\n" +
+			"            opt.step()\n            self.hook(batch)\n\n    def hook(self, batch):\n        pass\n\n\n" +
+			"class Child(Base):\n    def hook(self, batch):\n        outer(0)\n        outer(1)\n",
+	}
+	dir, all := writeFiles(t, files)
+	var paths []string
+	for _, p := range all {
+		if strings.HasSuffix(p, ".py") {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	projects := fixtureProjects(t)
+	projects[dir] = paths
+	fewer := false
+	for d, fs := range projects {
+		g := fixtureGraph(t, d, fs)
+		var texts [2]string
+		var made [2]int
+		for i, reuse := range []bool{false, true} {
+			reuseWalks = reuse
+			a := newClassifier(g, nil)
+			for _, tg := range g.Targets {
+				a.again, a.produced = map[againKey]againDone{}, 0
+				made[i] += len(a.follow(tg, tg.File, tg.Call, nil, inherited{}, map[*pyparse.Function]bool{}))
+			}
+			c, err := classify(context.Background(), g, nil, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts[i] = recordsText(c)
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%s: walking again\n%s\ntaking the walk made\n%s", d, texts[0], texts[1])
+		}
+		if d == dir {
+			if !strings.Contains(texts[1], "train.py") || !strings.Contains(texts[1], "CL001") {
+				t.Errorf("the generated project's records:\n%s", texts[1])
+			}
+			fewer = made[1] < made[0]
+			t.Logf("records made: %d walking again, %d taking the walk made", made[0], made[1])
+		}
+	}
+	if !fewer {
+		t.Error("taking the walks made made no fewer records")
+	}
+	// With the records capped, the cap falls where walking again puts it.
+	g := fixtureGraph(t, dir, paths)
+	for maxRecordsPerTarget = 1; maxRecordsPerTarget < 30; maxRecordsPerTarget++ {
+		var texts [2]string
+		for i, reuse := range []bool{false, true} {
+			reuseWalks = reuse
+			c, err := classify(context.Background(), g, nil, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts[i] = recordsText(c)
+			for _, tg := range c.Cut {
+				texts[i] += fmt.Sprintf("cut %s:%d\n", tg.File.Path, tg.Call.Node.Start)
+			}
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("at most %d records a cache call: walking again\n%s\ntaking the walk made\n%s", maxRecordsPerTarget, texts[0], texts[1])
+		}
+	}
+}

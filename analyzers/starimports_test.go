@@ -12,17 +12,11 @@ import (
 	"github.com/cachelint/cachelint/pyparse"
 )
 
-// starProject writes files (slash paths) under a temporary directory and parses them all.
-func starProject(t *testing.T, files map[string]string) (*project, map[string]*pyparse.File) {
+// writeFiles writes files (slash paths -> texts) under a temporary directory, and returns it
+// and the files' paths.
+func writeFiles(t *testing.T, files map[string]string) (dir string, paths []string) {
 	t.Helper()
-	return starProjectMatching(t, files, []string{""})
-}
-
-// starProjectMatching is starProject parsing only the files that mention one of needles.
-func starProjectMatching(t *testing.T, files map[string]string, needles []string) (*project, map[string]*pyparse.File) {
-	t.Helper()
-	dir := t.TempDir()
-	var paths []string
+	dir = t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -33,6 +27,19 @@ func starProjectMatching(t *testing.T, files map[string]string, needles []string
 		}
 		paths = append(paths, p)
 	}
+	return dir, paths
+}
+
+// starProject writes files (slash paths) under a temporary directory and parses them all.
+func starProject(t *testing.T, files map[string]string) (*project, map[string]*pyparse.File) {
+	t.Helper()
+	return starProjectMatching(t, files, []string{""})
+}
+
+// starProjectMatching is starProject parsing only the files that mention one of needles.
+func starProjectMatching(t *testing.T, files map[string]string, needles []string) (*project, map[string]*pyparse.File) {
+	t.Helper()
+	dir, paths := writeFiles(t, files)
 	res := pyparse.NewResult(paths, os.ReadFile, token.NewFileSet(), 1)
 	if err := res.ParseMatching(context.Background(), needles); err != nil {
 		t.Fatal(err)
