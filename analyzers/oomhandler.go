@@ -49,7 +49,13 @@ func runOOMHandler(pass *driver.Pass) (any, error) {
 	g := pass.ResultOf[CacheCalls].(*CallGraph)
 	clears := clearingCalls(g)
 	// Each file's except clauses were collected by its model's walk (File.ExceptClauses).
+	// A handler's findings are in its own file: those of files not reported are not looked
+	// for.
+	reported := pass.Settings.Reported
 	for _, f := range g.Project.res.Files {
+		if reported != nil && !reported(f.Path) {
+			continue
+		}
 		for _, n := range f.ExceptClauses() {
 			checkHandler(pass, g, f, n, clears)
 		}
