@@ -336,6 +336,11 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 	}
 	region.End()
 	defer trace.StartRegion(ctx, "dedupe and sort").End()
+	if reported != nil {
+		// The records of files not reported are not shown; dedupe keys a record by its site,
+		// so leaving them out first leaves the others as they were.
+		out.Records = slices.DeleteFunc(out.Records, func(r *Record) bool { return !reported(r.File.Path) })
+	}
 	out.Records = dedupe(out.Records)
 	sort.SliceStable(out.Records, func(i, j int) bool {
 		ri, rj := out.Records[i], out.Records[j]
