@@ -152,6 +152,9 @@ type classifier struct {
 	// where it would.
 	again    map[againKey]againDone
 	produced int
+	// recs are the records made so far, in order: follow appends each record it makes,
+	// its callers' records after it, instead of each level copying its callers' up.
+	recs []*Record
 	// oomLoops and exits remember what was read from a loop body or a statement for one
 	// call, for the other calls in it: read per call, a long loop cost its length squared.
 	oomLoops map[*pyparse.Node]bool
@@ -325,9 +328,14 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 		}
 		// A bug on one call must not cost the others their classification.
 		a.again, a.produced = map[againKey]againDone{}, 0
+		start, failed := len(out.Records), len(out.Errors)
+		a.recs = out.Records
 		guard(&out.Errors, t.File.Path, func() {
-			out.Records = append(out.Records, a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{})...)
+			a.follow(t, t.File, t.Call, nil, inherited{}, map[*pyparse.Function]bool{})
 		})
+		if out.Records = a.recs; len(out.Errors) > failed {
+			out.Records = out.Records[:start] // a call that failed has no records
+		}
 	}
 	for _, t := range g.Targets {
 		if a.cut[t] {
@@ -534,6 +542,9 @@ func (a *classifier) readSite(f *pyparse.File, call *pyparse.Call) {
 	a.sitePattern(f, call.Node, lc, r.Frequency)
 }
 
+// testHookFollow, set by tests, runs in follow once a site's record is made.
+var testHookFollow func(t *Target, call *pyparse.Call)
+
 // testHookReadSite, set by tests, runs in readSite between a site's context and pattern.
 var testHookReadSite func(call *pyparse.Call)
 
@@ -612,13 +623,18 @@ var maxRecordsPerTarget = 20000
 const maxChainDepth = 200
 
 // follow classifies a site and, when the site runs once per call of its function, goes on
-// to the function's callers.
-func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool) []*Record {
+// to the function's callers: its record, then theirs, are appended to a.recs.
+func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via []*Edge, inh inherited, visited map[*pyparse.Function]bool) {
 	fn := call.Function
 	lc := a.siteContext(f, call.Node)
 	r := &Record{File: f, Call: call, Via: via, Target: t, Role: "call"}
 	count := a.produced // the records made for t before this one
 	a.produced++
+	a.recs = append(a.recs, r)
+	mine := len(a.recs) // where the records found at the callers start
+	if testHookFollow != nil {
+		testHookFollow(t, call)
+	}
 	if len(via) == 0 {
 		r.Callee = t.Spelling
 	} else {
@@ -643,7 +659,6 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy
 	}
 	r.Rule = ruleFor(r)
-	recs := []*Record{r}
 	// A call in a helper's own loop over devices, chunks or layers runs some times per call
 	// of the helper: its callers decide how often, as for a call that runs once.
 	innerOnly := r.Frequency == Unknown && len(lc.Loops) > 0 && r.Gate == nil
@@ -651,11 +666,11 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		innerOnly = innerOnly && l.Kind == otherLoop
 	}
 	if r.Frequency != Once && !innerOnly || len(callers) == 0 {
-		return recs
+		return
 	}
 	if count > maxRecordsPerTarget || len(via) >= maxChainDepth {
 		a.cut[t] = true
-		return recs
+		return
 	}
 	// Runs once (or a few times) per call of fn: the callers decide, and a direct call here
 	// is a helper's own body.
@@ -694,7 +709,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		if innerOnly && !done.judged {
 			*r = own
 		}
-		return recs
+		return
 	}
 	// Records found through an override's base class are moved to this call (atOverride):
 	// those are this call's own, made again from each call.
@@ -708,11 +723,10 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		if innerOnly && !done.judged {
 			*r = own
 		}
-		return recs
+		return
 	}
 	visited[fn] = true
 	defer delete(visited, fn)
-	var more []*Record
 	for _, e := range callers {
 		if e.Call.Function != nil && visited[e.Call.Function] {
 			continue
@@ -726,12 +740,13 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 			continue
 		}
 		chain := append([]*Edge{e}, via...)
-		sub := a.follow(t, e.File, e.Call, chain, next, visited)
+		from := len(a.recs)
+		a.follow(t, e.File, e.Call, chain, next, visited)
 		if e.Dispatch {
-			sub = atOverride(f, call, callee, via, e, sub)
+			atOverride(f, call, callee, via, e, a.recs[from:])
 		}
-		more = append(more, sub...)
 	}
+	more := a.recs[mine:]
 	a.walked[key] = walkDone{target: t, judged: anyJudged(more)}
 	if memo && !a.cut[t] {
 		a.again[again] = againDone{records: len(more), judged: anyJudged(more)}
@@ -741,16 +756,15 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		// helper once, the loop decides, here.
 		*r = own
 	}
-	return append(recs, more...)
 }
 
 // atOverride moves the records found through a base class's `self.name()` (e) to the call
 // in the override: the base's loop says how often the override runs, and the override is
 // the code its author can change (a base's `for batch in loader: self.hook_train_loop(b)`
 // runs every subclass's hook_train_loop, each reported where it empties the cache).
-func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge, e *Edge, sub []*Record) []*Record {
-	out := make([]*Record, 0, len(sub))
-	for _, s := range sub {
+// Each of sub is replaced by its moved copy.
+func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge, e *Edge, sub []*Record) {
+	for i, s := range sub {
 		m := *s
 		if m.LoopFile == nil {
 			m.LoopFile = s.File
@@ -761,9 +775,8 @@ func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge,
 		m.File, m.Call, m.Via, m.Role, m.Callee = f, call, via, "call", callee
 		m.Reason = fmt.Sprintf("%s; %s:%d (`%s`) runs this override of %s()", s.Reason,
 			filepath.Base(e.File.Path), e.Call.Node.Line(), shorten(e.Call.Node.Text(e.File.Src)), e.Callee.Name)
-		out = append(out, &m)
+		sub[i] = &m
 	}
-	return out
 }
 
 // key says what a walk to the callers depends on besides the function: the gate and pattern

@@ -292,7 +292,9 @@ func TestFollowWalksAgain(t *testing.T) {
 			a := newClassifier(g, nil)
 			for _, tg := range g.Targets {
 				a.again, a.produced = map[againKey]againDone{}, 0
-				made[i] += len(a.follow(tg, tg.File, tg.Call, nil, inherited{}, map[*pyparse.Function]bool{}))
+				a.recs = nil
+				a.follow(tg, tg.File, tg.Call, nil, inherited{}, map[*pyparse.Function]bool{})
+				made[i] += len(a.recs)
 			}
 			c, err := classify(context.Background(), g, nil, 1, nil)
 			if err != nil {
@@ -332,5 +334,51 @@ func TestFollowWalksAgain(t *testing.T) {
 		if texts[0] != texts[1] {
 			t.Errorf("at most %d records a cache call: walking again\n%s\ntaking the walk made\n%s", maxRecordsPerTarget, texts[0], texts[1])
 		}
+	}
+}
+
+// TestFollowFailure: when following one cache call fails on the way up (a bug on a caller's
+// site), that call has no records, the failure is reported, and the calls after it are
+// followed.
+func TestFollowFailure(t *testing.T) {
+	defer func() { testHookFollow = nil }()
+	checked := 0
+	for dir, files := range fixtureProjects(t) {
+		g := fixtureGraph(t, dir, files)
+		// A cache call fails at the first caller's site it is followed to: its own record is
+		// made by then.
+		whole, err := classify(context.Background(), g, nil, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(whole.Records, func(r *Record) bool { return len(r.Via) > 0 })
+		if i < 0 {
+			continue
+		}
+		failing, at := whole.Records[i].Target, whole.Records[i].Call
+		testHookFollow = func(tg *Target, call *pyparse.Call) {
+			if tg == failing && call == at {
+				panic("following failed")
+			}
+		}
+		c, err := classify(context.Background(), g, nil, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Errors) != 1 {
+			t.Fatalf("%s: %d errors", dir, len(c.Errors))
+		}
+		for _, r := range c.Records {
+			if r.Target == failing {
+				t.Fatalf("%s: the failing call has a record at %s", dir, r.File.Path)
+			}
+		}
+		if len(g.Targets) > 1 && len(c.Records) == 0 {
+			t.Fatalf("%s: the other calls have no records", dir)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no fixture checked")
 	}
 }
