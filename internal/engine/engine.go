@@ -123,7 +123,8 @@ type Stats struct {
 	KeptAgain int
 	// CacheCalls and Classified are Facts'.
 	CacheCalls, Classified int
-	Elapsed                time.Duration
+	// Elapsed is the run's wall time.
+	Elapsed time.Duration
 	// Repositories is how many git repositories were analysed, each as a project of its
 	// own (units.go); 0 when the tree is one project.
 	Repositories int
