@@ -1666,7 +1666,11 @@ func (p *project) findClass(f *pyparse.File, dotted string, depth int) *classRef
 
 // classInModule finds class name in the module mod as imported from `from`: defined there,
 // or re-exported by it (`from .base_trainer import BaseTrainer` in a package's
-// `__init__.py`). An unparsed module is put on the want list while wantBases asks for it.
+// `__init__.py`). An unparsed module is put on the want list while wantBases asks for it,
+// unless it cannot bind the name: a module that neither names it nor imports `*` neither
+// defines nor re-exports it (transformers' `models/__init__.py` star-imports 400 model
+// packages, each its modules, and a lookup of `AutoTokenizer` through them wanted 1,500
+// modules that never name it).
 func (p *project) classInModule(from *pyparse.File, mod, name string, depth int) *classRef {
 	file := p.moduleFile(from, mod)
 	if file == "" {
@@ -1674,7 +1678,7 @@ func (p *project) classInModule(from *pyparse.File, mod, name string, depth int)
 	}
 	t := p.parsedFile(file)
 	if t == nil {
-		if p.wantClasses {
+		if p.wantClasses && p.mayBind(file, name) {
 			p.want[file] = true
 		}
 		return nil

@@ -192,6 +192,13 @@ func (p *project) mayImport(file, name string) bool {
 	return p.res.MayImport(file, name)
 }
 
+// mayBind asks whether the unparsed module file may bind name at all
+// (pyparse.Result.MayBind), logged as mayImport's questions are.
+func (p *project) mayBind(file, name string) bool {
+	p.read(probeImport, file+"\x00"+pyparse.BindQuestion(name))
+	return p.res.MayBind(file, name)
+}
+
 // subclassesOf are the project classes that name cls as a base.
 func (p *project) subclassesOf(cls *pyparse.Class) []classRef {
 	subs := p.subclasses[cls]

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,5 +181,37 @@ func TestModuleSearchesKept(t *testing.T) {
 	}
 	if !readsGone(proj.probes) {
 		t.Errorf("other.py's lookup, served pkg/t.py's kept search, did not read %s: its probes %v", gone, proj.probes)
+	}
+}
+
+// TestClassLookupWantsWhatMayBind: a class lookup that wants the unparsed modules it walks
+// through (a `Class.method()` call, a base class) wants only those that may bind the name:
+// a module star-imported by the package that neither names the class nor imports `*` cannot
+// define or re-export it (pyparse.Result.MayBind), and is left unparsed.
+func TestClassLookupWantsWhatMayBind(t *testing.T) {
+	proj, byName := starProjectMatching(t, map[string]string{
+		"train.py":        "from pkg import Trainer\nMARKER = 1\n",
+		"pkg/__init__.py": "MARKER = 1\nfrom .a import *\nfrom .b import *\nfrom .c import *\nfrom .e import *\n",
+		"pkg/a.py":        "class Other:\n    \"\"\"Not a Trainer.\"\"\"\n",
+		"pkg/b.py":        "class Trainer:\n    pass\n",
+		"pkg/c.py":        "from .d import *\n",
+		"pkg/d.py":        "class Trainer:\n    pass\n",
+		"pkg/e.py":        "# a Trainer, in a comment\nclass Loader:\n    pass\n",
+	}, []string{"MARKER"})
+	if byName["pkg/__init__.py"] == nil || byName["pkg/b.py"] != nil {
+		t.Fatalf("parsed %v", slices.Sorted(maps.Keys(byName)))
+	}
+	proj.wantClasses = true
+	proj.lookupClass(byName["train.py"], "Trainer")
+	var wanted []string
+	for file := range proj.want {
+		wanted = append(wanted, filepath.ToSlash(file)[strings.LastIndex(filepath.ToSlash(file), "pkg/"):])
+	}
+	slices.Sort(wanted)
+	// e.py names Trainer in a comment only. a.py names it in a docstring only, but the
+	// signature keeps strings' words (a text needle can be any of them): as far as it
+	// tells, a.py may bind it. c.py imports `*`.
+	if want := []string{"pkg/a.py", "pkg/b.py", "pkg/c.py"}; !slices.Equal(wanted, want) {
+		t.Errorf("wanted %v, want %v", wanted, want)
 	}
 }

@@ -347,18 +347,38 @@ func (r *Result) Mentions(name string) int {
 // a file not read yet.
 func (r *Result) MayImport(path, name string) bool {
 	sig := r.signatureOf(path)
-	yes := sig == nil || sig.star || sig.hasImport(sigBits(name))
+	return r.ask(path, name, sig == nil || sig.star || sig.hasImport(sigBits(name)))
+}
+
+// ask keeps a question asked about the unparsed file path and its answer (ImportsAsked),
+// and returns the answer.
+func (r *Result) ask(path, question string, yes bool) bool {
 	r.askLock.Lock()
+	defer r.askLock.Unlock()
 	if r.asked == nil {
 		r.asked = map[string]map[string]bool{}
 	}
 	if r.asked[path] == nil {
 		r.asked[path] = map[string]bool{}
 	}
-	r.asked[path][name] = yes
-	r.askLock.Unlock()
+	r.asked[path][question] = yes
 	return yes
 }
+
+// MayBind reports whether the not-yet-parsed file path may bind name at module level: its
+// code or strings name it (defining, importing or assigning the name all do) or an import
+// statement imports every name of a module (`from .models import *`). From the signature
+// kept since the file's first read, it errs only toward true; true for a file not read yet.
+// The question and its answer are kept with MayImport's (ImportsAsked, as BindQuestion of
+// name), for a later run to ask again of a changed text (Matcher).
+func (r *Result) MayBind(path, name string) bool {
+	sig := r.signatureOf(path)
+	return r.ask(path, BindQuestion(name), sig == nil || sig.star || sig.has(sigBits(name)))
+}
+
+// BindQuestion is how ImportsAsked spells MayBind's question about name: no identifier
+// starts with "=", so it is told from MayImport's.
+func BindQuestion(name string) string { return "=" + name }
 
 // signatureOf is the signature of a file left unparsed, read and scanned now when no round
 // read it (a run that takes its call graph from an earlier run reads no file it does not

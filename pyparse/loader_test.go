@@ -128,15 +128,10 @@ func TestParseLargestFirst(t *testing.T) {
 	}
 }
 
-func TestMayImport(t *testing.T) {
-	src := map[string]string{
-		"defines.py":  "import torch\n\n\ndef save(state):\n    torch.save(state, 'x.pt')\n",
-		"explicit.py": "from .api import (\n    load,\n    save,\n)\n",
-		"renamed.py":  "import pkg.store as save\n",
-		"star.py":     "from .memory_utils import *\n",
-		"strings.py":  "# from .io import save\nDOC = 'from .io import save'\n",
-		"later.py":    "x = 1\nfrom .io import load\nsave = load\n",
-	}
+// scannedSrc is a Result of the files of src (path -> text) after a round that parsed those
+// naming empty_cache, and the function it reads them with.
+func scannedSrc(t *testing.T, src map[string]string) (*Result, func(string) ([]byte, error)) {
+	t.Helper()
 	read := func(p string) ([]byte, error) { return []byte(src[p]), nil }
 	var files []string
 	for p := range src {
@@ -146,6 +141,66 @@ func TestMayImport(t *testing.T) {
 	if err := r.ParseMatching(context.Background(), []string{"empty_cache"}); err != nil {
 		t.Fatal(err)
 	}
+	return r, read
+}
+
+// TestMayBind: an unparsed module may bind a name when its code names it (a class or
+// function defined, an import, an assignment) or it imports `*`; a module that names it in
+// a comment only, or names something else, cannot. The questions go with MayImport's into
+// ImportsAsked, and the cache's Matcher answers them again from a text, telling them apart.
+func TestMayBind(t *testing.T) {
+	src := map[string]string{
+		"defines.py":   "class AutoTokenizer:\n    pass\n",
+		"imports.py":   "from .tokenization_auto import AutoTokenizer\n",
+		"assigns.py":   "try:\n    AutoTokenizer = load()\nexcept ImportError:\n    pass\n",
+		"star.py":      "from .auto import *\n",
+		"comment.py":   "# AutoTokenizer lives elsewhere\nx = 1\n",
+		"unrelated.py": "class BertModel:\n    pass\n",
+	}
+	r, _ := scannedSrc(t, src)
+	for path, want := range map[string]bool{
+		"defines.py": true, "imports.py": true, "assigns.py": true, "star.py": true,
+		"comment.py": false, "unrelated.py": false, "unread.py": true,
+	} {
+		if got := r.MayBind(path, "AutoTokenizer"); got != want {
+			t.Errorf("MayBind(%s, AutoTokenizer) = %v, want %v", path, got, want)
+		}
+	}
+	// MayImport's question about the same name is another question.
+	if r.MayImport("assigns.py", "AutoTokenizer") {
+		t.Error("MayImport(assigns.py): an assignment is no import")
+	}
+	asked := r.ImportsAsked()
+	q := BindQuestion("AutoTokenizer")
+	if yes, ok := asked["assigns.py"][q]; !ok || !yes || asked["assigns.py"]["AutoTokenizer"] {
+		t.Fatalf("ImportsAsked()[assigns.py] = %v", asked["assigns.py"])
+	}
+	match := Matcher([]string{"empty_cache"})
+	for path, text := range src {
+		answers := map[string]bool{q: asked[path][q]}
+		if match([]byte(text), answers) {
+			t.Errorf("Matcher: %s's own text answers otherwise than MayBind did", path)
+		}
+		if !match([]byte(text), map[string]bool{q: !answers[q]}) {
+			t.Errorf("Matcher: %s's text answers alike a question answered otherwise", path)
+		}
+	}
+	// A module edited to define the name answers otherwise: the cache's entry does not hold.
+	if !match([]byte(src["unrelated.py"]+"AutoTokenizer = BertModel\n"), map[string]bool{q: false}) {
+		t.Error("Matcher: a module that now binds the name answers as before")
+	}
+}
+
+func TestMayImport(t *testing.T) {
+	src := map[string]string{
+		"defines.py":  "import torch\n\n\ndef save(state):\n    torch.save(state, 'x.pt')\n",
+		"explicit.py": "from .api import (\n    load,\n    save,\n)\n",
+		"renamed.py":  "import pkg.store as save\n",
+		"star.py":     "from .memory_utils import *\n",
+		"strings.py":  "# from .io import save\nDOC = 'from .io import save'\n",
+		"later.py":    "x = 1\nfrom .io import load\nsave = load\n",
+	}
+	r, read := scannedSrc(t, src)
 	for path, want := range map[string]bool{
 		"defines.py":  false, // names save in a def, not in an import
 		"explicit.py": true,

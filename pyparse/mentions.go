@@ -120,7 +120,13 @@ func Matcher(needles []string) func(src []byte, asked map[string]bool) bool {
 		}
 		// sig is complete: a text that mentions no needle is scanned to its end.
 		for name, yes := range asked {
-			if (sig.star || sig.hasImport(sigBits(name))) != yes {
+			may := sig.star
+			if bound, ok := strings.CutPrefix(name, "="); ok { // MayBind's question
+				may = may || sig.has(sigBits(bound))
+			} else {
+				may = may || sig.hasImport(sigBits(name))
+			}
+			if may != yes {
 				return true
 			}
 		}
