@@ -366,7 +366,8 @@ func (r *Result) ask(path, question string, yes bool) bool {
 }
 
 // MayBind reports whether the not-yet-parsed file path may bind name at module level: its
-// code or strings name it (defining, importing or assigning the name all do) or an import
+// code names it (defining, importing or assigning the name all do; so does a string that is
+// the name alone, as in `__all__`), not only a docstring or a comment, or an import
 // statement imports every name of a module (`from .models import *`). From the signature
 // kept since the file's first read, it errs only toward true; true for a file not read yet.
 // The question and its answer are kept with MayImport's (ImportsAsked, as BindQuestion of

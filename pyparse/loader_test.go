@@ -145,8 +145,9 @@ func scannedSrc(t *testing.T, src map[string]string) (*Result, func(string) ([]b
 }
 
 // TestMayBind: an unparsed module may bind a name when its code names it (a class or
-// function defined, an import, an assignment) or it imports `*`; a module that names it in
-// a comment only, or names something else, cannot. The questions go with MayImport's into
+// function defined, an import, an assignment, a string that is the name alone) or it imports
+// `*`; a module that names it in a comment or a docstring only, or names something else,
+// cannot. The questions go with MayImport's into
 // ImportsAsked, and the cache's Matcher answers them again from a text, telling them apart.
 func TestMayBind(t *testing.T) {
 	src := map[string]string{
@@ -155,12 +156,16 @@ func TestMayBind(t *testing.T) {
 		"assigns.py":   "try:\n    AutoTokenizer = load()\nexcept ImportError:\n    pass\n",
 		"star.py":      "from .auto import *\n",
 		"comment.py":   "# AutoTokenizer lives elsewhere\nx = 1\n",
+		"docstring.py": "def load():\n    \"\"\">>> from transformers import AutoTokenizer\"\"\"\n",
+		"exported.py":  "__all__ = [\"AutoTokenizer\"]\n",
 		"unrelated.py": "class BertModel:\n    pass\n",
 	}
 	r, _ := scannedSrc(t, src)
 	for path, want := range map[string]bool{
 		"defines.py": true, "imports.py": true, "assigns.py": true, "star.py": true,
 		"comment.py": false, "unrelated.py": false, "unread.py": true,
+		"docstring.py": false, // named in a docstring's example only
+		"exported.py":  true,  // a string that is the name alone is a mention
 	} {
 		if got := r.MayBind(path, "AutoTokenizer"); got != want {
 			t.Errorf("MayBind(%s, AutoTokenizer) = %v, want %v", path, got, want)

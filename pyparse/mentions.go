@@ -25,6 +25,7 @@ import (
 type identSet struct {
 	names          map[string]struct{}
 	bits           [][2]uint32         // each single name's two signature hashes
+	textBits       [][2]uint32         // each text name's, as code (a string's word: wordBits)
 	texts          map[string]struct{} // text names: mentioned in strings too
 	pairs          [][2]string         // dotted names: both parts must be mentioned
 	pairBits       [][2][2]uint32
@@ -70,7 +71,7 @@ func newIdentSet(names []string) *identSet {
 				s.texts = map[string]struct{}{}
 			}
 			s.texts[t] = struct{}{}
-			s.bits = append(s.bits, sigBits(t))
+			s.textBits = append(s.textBits, sigBits(t))
 			s.first[t[0]] = true
 			s.minLen = min(s.minLen, len(t))
 			s.maxLen = max(s.maxLen, len(t))
@@ -135,7 +136,7 @@ func Matcher(needles []string) func(src []byte, asked map[string]bool) bool {
 }
 
 // signature is a Bloom filter of the identifiers of a file's code and strings (not its
-// comments: every word a mention can be), and a quarter-size one of those its import
+// comments: every word a mention can be; a string's words hashed apart, stringWord), and a quarter-size one of those its import
 // statements mention, kept for files that did not match so that a later round (new helper
 // names) re-reads only the files that may mention them, and the analysis asks whether a
 // module may re-export a name (Result.MayImport) without reading it: a bit per 4 bytes
@@ -293,6 +294,9 @@ func (sc *scanner) mention(src []byte, i, j int, code bool) {
 		h ^= uint64(src[k])
 		h *= 1099511628211
 	}
+	if !code {
+		h ^= stringWord // a string's word: told from the same name in code (wordBits)
+	}
 	a, b := h&sc.allMask, (h>>32)&sc.allMask
 	sig.all[a>>6] |= 1 << (a & 63)
 	sig.all[b>>6] |= 1 << (b & 63)
@@ -407,6 +411,11 @@ func (s *identSet) mayMention(sig *signature) bool {
 			return true
 		}
 	}
+	for _, b := range s.textBits {
+		if sig.has(b) || sig.has(wordBits(b)) {
+			return true
+		}
+	}
 	for i, pb := range s.pairBits {
 		first := sig.has(pb[0])
 		if s.pairImport[i] {
@@ -421,6 +430,19 @@ func (s *identSet) mayMention(sig *signature) bool {
 
 func (sig *signature) has(b [2]uint32) bool { return hasBits(sig.all, b) }
 
+// stringWord is mixed into the hash of a word of a string (not a string that is one name
+// alone, which is a mention): the signature tells a name in code from the same word in a
+// docstring, so that a module naming a class in its docstring's example only
+// (`>>> from transformers import AutoTokenizer`) is known not to bind it (MayBind), while
+// a text name (an allocator variable, which counts in any string) finds both.
+const stringWord = 0x9e3779b97f4a7c15
+
+// wordBits are the signature hashes of name as a string's word, from its hashes as code.
+func wordBits(b [2]uint32) [2]uint32 {
+	h := (uint64(b[1])<<32 | uint64(b[0])) ^ stringWord
+	return [2]uint32{uint32(h), uint32(h >> 32)}
+}
+
 func (sig *signature) hasImport(b [2]uint32) bool { return hasBits(sig.imp, b) }
 
 // hasBits reports whether both of a name's positions are set in filter.
@@ -432,7 +454,7 @@ func hasBits(filter []uint64, b [2]uint32) bool {
 
 // sigFormat starts an encoded signature (appendSignature); it changes whenever the filter's
 // layout or hashing does, so that a signature kept by another build is never misread.
-const sigFormat = 1
+const sigFormat = 2
 
 // appendSignature appends sig, encoded: the format, the star flag, the filter's size in
 // words, then the words of both filters, little-endian.

@@ -221,3 +221,33 @@ func TestMentionsCoverTheTree(t *testing.T) {
 		t.Fatalf("read %d files", files)
 	}
 }
+
+// TestSignatureTellsCodeFromStrings: a file's signature answers as a scan of its text does
+// for names in code and in strings: a string's word is a mention of a text name (an
+// allocator variable counts in any string) and of no other needle; a name in code, or a
+// string that is a name alone, is a mention of both.
+func TestSignatureTellsCodeFromStrings(t *testing.T) {
+	src := []byte("DOC = 'set PYTORCH_CUDA_ALLOC_CONF before the run'\nx = cleanup\nf = getattr(torch.cuda, \"empty_cache\")\n")
+	sig := new(signature)
+	noNeedles.scan(src, sig, false)
+	for _, c := range []struct {
+		needle string
+		want   bool
+	}{
+		{TextName("PYTORCH_CUDA_ALLOC_CONF"), true},
+		{"PYTORCH_CUDA_ALLOC_CONF", false},
+		{"before", false},
+		{"cleanup", true},
+		{TextName("cleanup"), true},
+		{"empty_cache", true},
+		{TextName("empty_cache"), true},
+	} {
+		set := newIdentSet([]string{c.needle})
+		if got := set.mayMention(sig); got != c.want {
+			t.Errorf("signature: %q mentioned %v, want %v", c.needle, got, c.want)
+		}
+		if got := set.scan(src, nil, false); got != c.want {
+			t.Errorf("scan: %q mentioned %v, want %v", c.needle, got, c.want)
+		}
+	}
+}
