@@ -327,7 +327,11 @@ func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs in
 			return nil, err
 		}
 		// A bug on one call must not cost the others their classification.
-		a.again, a.produced = map[againKey]againDone{}, 0
+		if a.again == nil {
+			a.again = map[againKey]againDone{}
+		}
+		clear(a.again)
+		a.produced = 0
 		start, failed := len(out.Records), len(out.Errors)
 		a.recs = out.Records
 		guard(&out.Errors, t.File.Path, func() {
@@ -713,17 +717,21 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	}
 	// Records found through an override's base class are moved to this call (atOverride):
 	// those are this call's own, made again from each call.
-	again := againKey{key, helperChain(via)}
-	memo := reuseWalks && !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
-	if done, ok := a.again[again]; memo && ok && !a.cut[t] && a.produced+done.records <= maxRecordsPerTarget {
-		// This walk was made for t from another call of the same helper here: the same
-		// records again, but for the calls at this level.
-		a.produced += done.records
-		a.walked[key] = walkDone{target: t, judged: done.judged}
-		if innerOnly && !done.judged {
-			*r = own
+	// A walk cut short (a.cut) made fewer records than another would: none is taken or kept.
+	memo := reuseWalks && !a.cut[t] && !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
+	var again againKey
+	if memo {
+		again = againKey{key, helperChain(via)}
+		if done, ok := a.again[again]; ok && a.produced+done.records <= maxRecordsPerTarget {
+			// This walk was made for t from another call of the same helper here: the same
+			// records again, but for the calls at this level.
+			a.produced += done.records
+			a.walked[key] = walkDone{target: t, judged: done.judged}
+			if innerOnly && !done.judged {
+				*r = own
+			}
+			return
 		}
-		return
 	}
 	visited[fn] = true
 	defer delete(visited, fn)
