@@ -65,10 +65,7 @@ func oneAndFour(t *testing.T, g *CallGraph) (one, four string) {
 	t.Helper()
 	var texts []string
 	for _, jobs := range []int{1, 4} {
-		c, err := classify(context.Background(), g, nil, jobs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustClassify(t, g, jobs, nil)
 		texts = append(texts, recordsText(c))
 	}
 	return texts[0], texts[1]
@@ -84,10 +81,7 @@ func TestClassifyReported(t *testing.T) {
 	narrowed := 0
 	for dir, files := range fixtureProjects(t) {
 		g := fixtureGraph(t, dir, files)
-		all, err := classify(context.Background(), g, nil, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		all := mustClassify(t, g, 1, nil)
 		for _, file := range files {
 			reported := func(path string) bool { return path == file }
 			if targets, _ := reach(g, reported); len(targets) < len(g.Targets) {
@@ -95,10 +89,7 @@ func TestClassifyReported(t *testing.T) {
 			}
 			want := linesIn(recordsText(all), file)
 			for _, jobs := range []int{1, 4} {
-				c, err := classify(context.Background(), g, nil, jobs, reported)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := mustClassify(t, g, jobs, reported)
 				if got := linesIn(recordsText(c), file); got != want {
 					t.Errorf("%s reported alone, %d goroutines: its records\n%s\nevery target followed:\n%s", file, jobs, got, want)
 				}
@@ -119,6 +110,17 @@ func linesIn(text, file string) string {
 		}
 	}
 	return b.String()
+}
+
+// mustClassify classifies g's cache calls (those whose records can fall in reported files,
+// all when nil) with sites read on jobs goroutines.
+func mustClassify(t *testing.T, g *CallGraph, jobs int, reported func(string) bool) *Classification {
+	t.Helper()
+	c, err := classify(context.Background(), g, nil, jobs, reported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // fixtureGraph is the call graph of a fixture project, every file that names the cache
@@ -296,10 +298,7 @@ func TestFollowWalksAgain(t *testing.T) {
 				a.follow(tg, tg.File, tg.Call, nil, inherited{}, map[*pyparse.Function]bool{})
 				made[i] += len(a.recs)
 			}
-			c, err := classify(context.Background(), g, nil, 1, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustClassify(t, g, 1, nil)
 			texts[i] = recordsText(c)
 		}
 		if texts[0] != texts[1] {
@@ -323,10 +322,7 @@ func TestFollowWalksAgain(t *testing.T) {
 		var texts [2]string
 		for i, reuse := range []bool{false, true} {
 			reuseWalks = reuse
-			c, err := classify(context.Background(), g, nil, 1, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustClassify(t, g, 1, nil)
 			texts[i] = recordsText(c)
 			for _, tg := range c.Cut {
 				texts[i] += fmt.Sprintf("cut %s:%d\n", tg.File.Path, tg.Call.Node.Start)
@@ -348,10 +344,7 @@ func TestFollowFailure(t *testing.T) {
 		g := fixtureGraph(t, dir, files)
 		// A cache call fails at the first caller's site it is followed to: its own record is
 		// made by then.
-		whole, err := classify(context.Background(), g, nil, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		whole := mustClassify(t, g, 1, nil)
 		i := slices.IndexFunc(whole.Records, func(r *Record) bool { return len(r.Via) > 0 })
 		if i < 0 {
 			continue
@@ -362,10 +355,7 @@ func TestFollowFailure(t *testing.T) {
 				panic("following failed")
 			}
 		}
-		c, err := classify(context.Background(), g, nil, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustClassify(t, g, 1, nil)
 		if len(c.Errors) != 1 {
 			t.Fatalf("%s: %d errors", dir, len(c.Errors))
 		}
