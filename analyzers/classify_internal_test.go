@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cachelint/cachelint/internal/allocconf"
@@ -78,26 +80,70 @@ func oneAndFour(t *testing.T, g *CallGraph) (one, four string) {
 func TestClassifyReported(t *testing.T) {
 	defer func(n int) { sitesPerJob = n }(sitesPerJob)
 	sitesPerJob = 1
-	narrowed := 0
+	defer func() { testHookReadSite = nil }()
+	var read atomic.Int64 // sites prewarm read
+	var mu sync.Mutex
+	var stray []*pyparse.Call // sites read that follow cannot reach
+	allowed := map[*pyparse.Call]bool{}
+	testHookReadSite = func(c *pyparse.Call) {
+		read.Add(1)
+		mu.Lock()
+		if !allowed[c] {
+			stray = append(stray, c)
+		}
+		mu.Unlock()
+	}
+	narrowed, readFewer := 0, 0
 	for dir, files := range fixtureProjects(t) {
 		g := fixtureGraph(t, dir, files)
 		all := mustClassify(t, g, 1, nil)
+		clear(allowed)
+		for _, tg := range g.Targets {
+			allowed[tg.Call] = true
+		}
+		for _, edges := range g.Callers {
+			for _, e := range edges {
+				allowed[e.Call] = true
+			}
+		}
+		read.Store(0)
+		mustClassify(t, g, 4, nil)
+		readAll := read.Load()
 		for _, file := range files {
 			reported := func(path string) bool { return path == file }
-			if targets, _ := reach(g, reported); len(targets) < len(g.Targets) {
+			targets, through := reach(g, reported)
+			if len(targets) < len(g.Targets) {
 				narrowed++
+			}
+			// Prewarm reads the sites follow can reach: the targets', and the calls of the
+			// helpers their way up passes.
+			clear(allowed)
+			for _, tg := range targets {
+				allowed[tg.Call] = true
+			}
+			for fn := range through {
+				for _, e := range g.Callers[fn] {
+					allowed[e.Call] = true
+				}
 			}
 			want := linesIn(recordsText(all), file)
 			for _, jobs := range []int{1, 4} {
+				read.Store(0)
 				c := mustClassify(t, g, jobs, reported)
 				if got := linesIn(recordsText(c), file); got != want {
 					t.Errorf("%s reported alone, %d goroutines: its records\n%s\nevery target followed:\n%s", file, jobs, got, want)
 				}
+				if jobs > 1 && read.Load() < readAll {
+					readFewer++
+				}
 			}
 		}
 	}
-	if narrowed == 0 {
-		t.Fatal("no file reported alone left a target out")
+	if len(stray) > 0 {
+		t.Errorf("prewarm read %d sites follow cannot reach, the first at %s", len(stray), stray[0].Callee)
+	}
+	if narrowed == 0 || readFewer == 0 {
+		t.Fatalf("no file reported alone left a target out (%d) or had fewer sites read beforehand (%d)", narrowed, readFewer)
 	}
 }
 
