@@ -150,12 +150,11 @@ import (
 // of every file it parses (a 1 MB file has some 250,000) only to drop them.
 type scratch struct {
 	flat    []C.cl_flat
-	lines   []int     // the file's line starts (newTree copies them into the tree's table)
-	decoded []decoded // a kept tree's nodes as read (decodeTree)
-	index   []int32   // flat index -> pre-order index among the nodes kept, -1 for dropped punctuation
-	parents []int32   // kept node -> its parent's pre-order index (arrange)
-	kids    []int32   // kept node -> number of children kept
-	pos     []int32   // kept node -> its element in the tree's array
+	lines   []int   // the file's line starts (newTree copies them into the tree's table)
+	index   []int32 // flat index -> pre-order index among the nodes kept, -1 for dropped punctuation
+	parents []int32 // kept node -> its parent's pre-order index (arrange)
+	kids    []int32 // kept node -> number of children kept
+	pos     []int32 // kept node -> its element in the tree's array
 }
 
 // grow returns buf with length n, reusing its array when it is large enough.

@@ -60,14 +60,6 @@ func packMeta(kind uint16, field uint8, named bool) uint16 {
 	return m
 }
 
-// symbol is the node's grammar symbol, symError for an ERROR node.
-func (n *Node) symbol() uint16 {
-	if k := n.meta & kindMask; k != kindError {
-		return k
-	}
-	return symError
-}
-
 // fieldIndex is the node's field name as an index into fieldNames (0: none).
 func (n *Node) fieldIndex() uint8 { return uint8(n.meta>>kindBits) & (1<<fieldBits - 1) }
 
@@ -192,6 +184,14 @@ func newTree(parents, kids, pos []int32, lines []int) []Node {
 	}
 	nodes[0].up = -int32(count)
 	return nodes
+}
+
+// array is the whole array of root's tree: its nodes, then its table, as newTree laid it out.
+func (root *Node) array() []Node {
+	lines, many := root.rootTable()
+	words := 2 + len(lines) + len(many)
+	per := nodeSize / 4
+	return unsafe.Slice(root, int(-root.up)+(words+per-1)/per)
 }
 
 // table returns the line starts and the large child counts (pairs of element and count)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // treeCacheInputs are the fixture corpus's Python files and a few texts that exercise what
@@ -80,6 +81,36 @@ func TestTreeRoundTrip(t *testing.T) {
 		}
 		if a, b := modelDump(want), modelDump(got); a != b {
 			t.Errorf("%s: decoded model differs:\nparsed:\n%s\ndecoded:\n%s", path, a, b)
+		}
+	}
+}
+
+// TestTreeDecodeInPlace: a kept tree is taken as it lies in the entry, which is read into a
+// buffer of its own; an entry that does not start where a tree's array can lie (a buffer
+// cut at any offset) is copied out, and decodes to the same tree all the same, its nodes
+// where a Node may lie.
+func TestTreeDecodeInPlace(t *testing.T) {
+	parsed := parse(t, "import torch\n\nclass T:\n    def step(self, loader):\n        for b in loader:\n            torch.cuda.empty_cache()\n")
+	enc := EncodeTree(parsed)
+	want := nodeDump(parsed.Root)
+	for off := range 8 {
+		buf := make([]byte, off+len(enc))
+		data := buf[off:]
+		copy(data, enc)
+		got, err := DecodeTree("t.py", parsed.Src, data)
+		if err != nil {
+			t.Fatalf("at offset %d: %v", off, err)
+		}
+		if uintptr(unsafe.Pointer(got.Root))%unsafe.Alignof(Node{}) != 0 {
+			t.Errorf("at offset %d: the root lies at %#x, not where a Node may", off, uintptr(unsafe.Pointer(got.Root)))
+		}
+		inPlace := uintptr(unsafe.Pointer(got.Root)) >= uintptr(unsafe.Pointer(&buf[0])) &&
+			uintptr(unsafe.Pointer(got.Root)) < uintptr(unsafe.Pointer(&buf[len(buf)-1]))
+		if aligned := uintptr(unsafe.Pointer(&data[0]))%unsafe.Alignof(Node{}) == 0; aligned != inPlace {
+			t.Errorf("at offset %d: the tree taken in place %v, the entry aligned %v", off, inPlace, aligned)
+		}
+		if got := nodeDump(got.Root); got != want {
+			t.Errorf("at offset %d: decoded tree differs:\nparsed:\n%s\ndecoded:\n%s", off, want, got)
 		}
 	}
 }
