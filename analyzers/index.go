@@ -66,10 +66,9 @@ type project struct {
 	funcNames map[string]bool
 	// addedNames are the names reindex added to funcNames since the last answers.
 	addedNames []string
-	// names bound by simple assignment at any level of a file: name -> dotted expression;
-	// tables the names last bound to a dict, list or tuple literal.
-	assigns map[*pyparse.File]map[string]string
-	tables  map[*pyparse.File]map[string]*pyparse.Node
+	// bindings holds each file's simple assignments (fileBindings), one entry for every
+	// file reindex read, read on first use.
+	bindings map[*pyparse.File]*fileBindings
 	// byBase indexes paths by file name and by their last two components
 	// (`peft/__init__.py`), for suffix lookups; modCache caches moduleFile, and fileDirs
 	// each importing file's absolute directory for it.
@@ -161,9 +160,8 @@ func newProject(root string, paths []string, res *pyparse.Result) *project {
 
 // reindex refreshes the per-file tables after more files were parsed.
 func (p *project) reindex() {
-	if p.assigns == nil {
-		p.assigns = map[*pyparse.File]map[string]string{}
-		p.tables = map[*pyparse.File]map[string]*pyparse.Node{}
+	if p.bindings == nil {
+		p.bindings = map[*pyparse.File]*fileBindings{}
 		p.classes = map[string][]classRef{}
 		p.funcNames = map[string]bool{}
 		p.mutated = map[string]bool{}
@@ -176,19 +174,20 @@ func (p *project) reindex() {
 	// file each round (a late round, adding a file or two to 1,800, spent 15 ms there).
 	var fresh []*pyparse.File
 	for _, f := range p.res.Files {
-		if _, done := p.assigns[f]; !done {
+		if _, done := p.bindings[f]; !done {
 			fresh = append(fresh, f)
 		}
 	}
 	p.addClasses(fresh)
-	// A file's own bindings: read once, not again in each prefilter round, and the files a
-	// round parsed on every CPU (a walk of each whole tree: 0.27 s of one round on 16 cores,
-	// done on one). The same walk finds the attributes the file assigns (mutatedFields).
-	assigns, tables := make([]map[string]string, len(fresh)), make([]map[string]*pyparse.Node, len(fresh))
+	// What the tables need of each file, read once, not again in each prefilter round, and
+	// the files a round parsed on every CPU (a walk of each whole tree: 0.27 s of one round
+	// on 16 cores, done on one): the attributes it assigns (mutatedFields), the fields its
+	// classes declare, its globals bound to an instance. Its simple assignments are read
+	// when a lookup first asks for them (fileBindings).
 	mutated, fields := make([][]string, len(fresh)), make([][]string, len(fresh))
 	selves := make([]map[string]*pyparse.Class, len(fresh))
 	read := func(_, i int) {
-		assigns[i], tables[i], mutated[i] = simpleAssignments(fresh[i])
+		mutated[i] = mutatedAttributes(fresh[i])
 		fields[i] = declaredFields(fresh[i])
 		selves[i] = globalSelfOf(fresh[i])
 	}
@@ -209,7 +208,7 @@ func (p *project) reindex() {
 		}
 	}
 	for i, f := range fresh {
-		p.assigns[f], p.tables[f] = assigns[i], tables[i]
+		p.bindings[f] = &fileBindings{}
 		if len(selves[i]) > 0 {
 			p.selves[f] = selves[i]
 		}
@@ -485,7 +484,7 @@ func (p *project) boundFuncs(f *pyparse.File, scope *pyparse.Function, v *pypars
 // (`global worker` then `worker = self` in a method of a class of f) to that class: as
 // reindex read it (globalSelfOf), or read now for a file it has not read.
 func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
-	if _, read := p.assigns[f]; !read {
+	if _, read := p.bindings[f]; !read {
 		return globalSelfOf(f)
 	}
 	return p.selves[f]
@@ -744,26 +743,41 @@ func functionValues(f *pyparse.File, n *pyparse.Node) []string {
 	return nil
 }
 
+// fileBindings are a file's simple assignments, read on first use (bindingsOf): the lookups
+// of a run ask for those of few files, and reading every file's took 25 ms of CPU of an
+// edited run's 400 (diffusers; the right sides' dotted names, most of them of calls).
+type fileBindings struct {
+	once sync.Once
+	// assigns maps names bound by simple assignment at any level of the file to the dotted
+	// expression (simpleAssignments); tables the names last bound to a dict, list or
+	// tuple literal to that literal.
+	assigns map[string]string
+	tables  map[string]*pyparse.Node
+}
+
+// bindingsOf is f's fileBindings, read now if no lookup read them before; empty for a
+// file reindex has not read.
+func (p *project) bindingsOf(f *pyparse.File) *fileBindings {
+	b := p.bindings[f]
+	if b == nil {
+		return &fileBindings{}
+	}
+	b.once.Do(func() { b.assigns, b.tables = simpleAssignments(f) })
+	return b
+}
+
 // simpleAssignments finds `name = dotted.expr` bindings (any scope) whose right side is a
 // plain name chain or a getattr on torch, so `clean = free_gpu` and `dev = getattr(torch, t)`
-// can be followed, the names last bound to a dict, list or tuple literal (tables of
-// callables: `_CLEARERS = {"cuda": torch.cuda.empty_cache}`), and the attribute names the
-// file assigns, plainly or augmented (`state.should_save = True`, `self.count += 1`), each
-// once.
-func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node, []string) {
+// can be followed, and the names last bound to a dict, list or tuple literal (tables of
+// callables: `_CLEARERS = {"cuda": torch.cuda.empty_cache}`).
+func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.Node) {
 	out, tables := map[string]string{}, map[string]*pyparse.Node{}
-	var mutated []string
-	seen := map[string]bool{}
 	for _, n := range f.Assignments() {
-		kind := n.Kind()
-		left, right := n.ChildByField("left"), n.ChildByField("right")
-		if left != nil && left.Kind() == "attribute" {
-			if a := left.ChildByField("attribute"); a != nil && !seen[a.Text(f.Src)] {
-				seen[a.Text(f.Src)] = true
-				mutated = append(mutated, a.Text(f.Src))
-			}
+		if n.Kind() != "assignment" {
+			continue
 		}
-		if kind != "assignment" || left == nil || right == nil {
+		left, right := n.ChildByField("left"), n.ChildByField("right")
+		if left == nil || right == nil {
 			continue
 		}
 		name := left.Text(f.Src)
@@ -787,7 +801,25 @@ func simpleAssignments(f *pyparse.File) (map[string]string, map[string]*pyparse.
 			out[name] = d
 		}
 	}
-	return out, tables, mutated
+	return out, tables
+}
+
+// mutatedAttributes are the attribute names f assigns, plainly or augmented
+// (`state.should_save = True`, `self.count += 1`), each once.
+func mutatedAttributes(f *pyparse.File) []string {
+	var mutated []string
+	seen := map[string]bool{}
+	for _, n := range f.Assignments() {
+		left := n.ChildByField("left")
+		if left == nil || left.Kind() != "attribute" {
+			continue
+		}
+		if a := left.ChildByField("attribute"); a != nil && !seen[a.Text(f.Src)] {
+			seen[a.Text(f.Src)] = true
+			mutated = append(mutated, a.Text(f.Src))
+		}
+	}
+	return mutated
 }
 
 // tableCall reads a call of an entry of a table of callables, `TABLE[key](...)` with TABLE a
@@ -800,7 +832,7 @@ func (p *project) tableCall(f *pyparse.File, c *pyparse.Call) (*Target, []*Edge)
 	}
 	table := c.Func.ChildByField("value")
 	if table != nil && table.Kind() == "identifier" {
-		table = p.tables[f][table.Text(f.Src)]
+		table = p.bindingsOf(f).tables[table.Text(f.Src)]
 	}
 	if table == nil {
 		return nil, nil
@@ -969,14 +1001,14 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 	}
 	head, rest, hasRest := strings.Cut(d, ".")
 	if h2, r2, ok := strings.Cut(rest, "."); (head == "self" || head == "cls") && ok {
-		if a, found := p.assigns[f][head+"."+h2]; found {
+		if a, found := p.bindingsOf(f).assigns[head+"."+h2]; found {
 			return f.Qualify(a + "." + r2)
 		}
 	}
 	if _, imported := f.Aliases[head]; !imported {
 		// The file-wide table holds every name the file binds anywhere, so a name it lacks
 		// has no local binding either, and a parameter shadows only a name it holds.
-		a, ok := p.assigns[f][head]
+		a, ok := p.bindingsOf(f).assigns[head]
 		if ok {
 			if la, local := p.localAssign(f, c.Function, head, int(c.Node.Start)); local {
 				a = la
@@ -1055,7 +1087,7 @@ func (p *project) deviceReturn(r *funcRef) string {
 // imports and simple assignments (`_DEVICE = torch.cuda`); "" when it is none.
 func (p *project) deviceModule(f *pyparse.File, n *pyparse.Node) string {
 	v := receiverName(f, n)
-	if a, ok := p.assigns[f][v]; ok && n.Kind() == "identifier" {
+	if a, ok := p.bindingsOf(f).assigns[v]; ok && n.Kind() == "identifier" {
 		v = a
 	}
 	if v == "getattr(torch)" {
@@ -1430,7 +1462,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 				return &funcRef{file: f, fn: fn}
 			}
 		}
-		if a, ok := p.assigns[f][head]; ok && a != head {
+		if a, ok := p.bindingsOf(f).assigns[head]; ok && a != head {
 			return p.resolveName(f, scope, a, depth+1)
 		}
 		if _, imported := f.Aliases[head]; !imported {
@@ -1468,7 +1500,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		// `trainer = Trainer(cfg); trainer.train_step(b)`. A method name alone is no
 		// evidence: `model.generate(...)` is Hugging Face's, whatever the project defines.
 		if hasRest && !strings.Contains(rest, ".") {
-			if a, ok := p.assigns[f][head]; ok && strings.HasSuffix(a, "()") {
+			if a, ok := p.bindingsOf(f).assigns[head]; ok && strings.HasSuffix(a, "()") {
 				if cr := p.lookupClass(f, strings.TrimSuffix(a, "()")); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}
@@ -1897,7 +1929,7 @@ func (p *project) constructions(f *pyparse.File, scope *pyparse.Function, v *pyp
 				loops = loops[1:]
 				over := m.ChildByField("right")
 				if over != nil && over.Kind() == "identifier" {
-					over = p.tables[f][over.Text(f.Src)]
+					over = p.bindingsOf(f).tables[over.Text(f.Src)]
 				}
 				if over == nil {
 					continue
