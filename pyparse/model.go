@@ -377,45 +377,50 @@ func (f *File) buildModel(root *Node) {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		n, fn, scope := top.n, top.fn, top.scope
-		switch n.Kind() {
-		case "import_statement":
+		kind := modelKinds[n.meta&kindMask]
+		switch kind {
+		case modelImport:
 			f.addImport(n)
-		case "import_from_statement", "future_import_statement":
+		case modelImportFrom:
 			f.addImportFrom(n)
-		case "class_definition":
+		case modelClass:
 			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
 				f.addClass(n, name.Text(src), scope)
 			}
-		case "function_definition":
+		case modelFunction:
 			fn = nil
 			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
 				fn = f.addFunction(n, name.Text(src), scope, top.fn)
 			}
-		case "with_item":
+		case modelWithItem:
 			if v := n.ChildByField("value"); v != nil {
 				if v.Kind() == "as_pattern" && v.ChildCount() > 0 {
 					v = v.Child(0)
 				}
 				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
 			}
-		case "assignment", "augmented_assignment":
+		case modelAssignment:
 			f.assignNodes = append(f.assignNodes, n)
-		case "except_clause", "except_group_clause":
+		case modelExcept:
 			f.exceptNodes = append(f.exceptNodes, n)
-		case "call":
+		case modelCall:
 			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
 			if fun != nil && fun.Named() && args != nil && args.Named() {
 				c := &Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn}
 				f.Calls = append(f.Calls, c)
 			}
 		}
-		if n.Kind() == "function_definition" || n.Kind() == "class_definition" {
+		if kind == modelFunction || kind == modelClass {
 			if name := n.ChildByField("name"); name != nil {
 				scope = joinScope(scope, name.Text(src))
 			}
 		}
-		for i := n.ChildCount() - 1; i >= 0; i-- {
-			stack = append(stack, frame{n: n.Child(i), fn: fn, scope: scope})
+		// Children in reverse, so that they come off the stack in order; a leaf is none of
+		// the kinds above (most nodes are leaves: identifiers, operators, keywords).
+		for i := n.kids() - 1; i >= 0; i-- {
+			if c := n.at(n.down + i); c.count != 0 || modelKinds[c.meta&kindMask] != modelOther {
+				stack = append(stack, frame{n: c, fn: fn, scope: scope})
+			}
 		}
 	}
 	f.callOrder = make([]int32, len(f.Calls))
@@ -425,6 +430,48 @@ func (f *File) buildModel(root *Node) {
 	slices.SortFunc(f.callOrder, func(a, b int32) int {
 		return cmp.Compare(f.element(f.Calls[a].Node), f.element(f.Calls[b].Node))
 	})
+}
+
+// modelKind is what buildModel does with a node of a kind.
+type modelKind uint8
+
+const (
+	modelOther modelKind = iota
+	modelImport
+	modelImportFrom
+	modelClass
+	modelFunction
+	modelWithItem
+	modelAssignment
+	modelExcept
+	modelCall
+)
+
+// modelKinds is each grammar symbol's modelKind (loadLanguage), so that the model's walk of
+// every node of a tree reads a table instead of comparing kind names (a third of that walk).
+var modelKinds [kindMask + 1]modelKind
+
+// modelKindOf is the modelKind of a kind name.
+func modelKindOf(kind string) modelKind {
+	switch kind {
+	case "import_statement":
+		return modelImport
+	case "import_from_statement", "future_import_statement":
+		return modelImportFrom
+	case "class_definition":
+		return modelClass
+	case "function_definition":
+		return modelFunction
+	case "with_item":
+		return modelWithItem
+	case "assignment", "augmented_assignment":
+		return modelAssignment
+	case "except_clause", "except_group_clause":
+		return modelExcept
+	case "call":
+		return modelCall
+	}
+	return modelOther
 }
 
 func joinScope(scope, name string) string {

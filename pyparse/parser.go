@@ -53,6 +53,7 @@ func loadLanguage() {
 		kindNames, punct = make([]string, n), make([]bool, n)
 		for id := range n {
 			kindNames[id] = lang.NodeKindForId(uint16(id))
+			modelKinds[id] = modelKindOf(kindNames[id])
 			switch kindNames[id] {
 			case "(", ")", "[", "]", "{", "}", ",", ".", ";", "=", "->", "\"", "'", "`", ":=":
 				punct[id] = !lang.NodeKindIsNamed(uint16(id))
