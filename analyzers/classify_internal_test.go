@@ -419,3 +419,13 @@ func TestFollowFailure(t *testing.T) {
 		t.Fatal("no fixture checked")
 	}
 }
+
+// TestRegistrarNamesEndInHook: registrations passes over every call whose callee does not
+// end in "hook" before looking it up among the registrars, so every registrar's must.
+func TestRegistrarNamesEndInHook(t *testing.T) {
+	for name := range registrars {
+		if !strings.HasSuffix(name, "hook") {
+			t.Errorf("registrar %s does not end in \"hook\": registrations would never find its calls", name)
+		}
+	}
+}
