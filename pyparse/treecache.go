@@ -15,8 +15,12 @@ import (
 
 // TreeCache keeps parsed trees between runs, keyed by TreeKey: a run that finds a file's
 // tree there skips tree-sitter for it (most of a run's time; a commit changes a few files
-// of the hundreds a run parses). Get returns nil when it holds no tree for the key. Both may
-// be called from several parse workers at once.
+// of the hundreds a run parses). Get returns nil when it holds no tree for the key; the tree
+// it returns is decoded where it lies (DecodeTree), so it must stay as it is for as long as
+// the process runs, and may be read-only memory (a mapped file), but must not be bytes it
+// returned before: the File decoded from them owns its nodes (analyses tell nodes apart by
+// address), so the same key asked again (the same text at another path) gets a copy. Both
+// may be called from several parse workers at once.
 type TreeCache interface {
 	Get(key string) []byte
 	Put(key string, tree []byte)

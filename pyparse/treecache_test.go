@@ -486,7 +486,7 @@ type mapTrees struct {
 func (c *mapTrees) Get(key string) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[key]
+	return slices.Clone(c.m[key]) // a tree handed out is its file's (TreeCache)
 }
 
 func (c *mapTrees) Put(key string, tree []byte) {

@@ -35,7 +35,23 @@ func storeRun(t *testing.T, dir string, read []string, write map[string]string) 
 	}
 	s.finish()
 	s.prune()
+	after := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer after.close()
+	after.load()
+	for k, ref := range after.index {
+		if ref.off%treeAlign != 0 {
+			t.Fatalf("tree %s starts at %d in %s", k, ref.off, filepath.Base(ref.pack.path))
+		}
+	}
 	return found
+}
+
+// indexOf is where the store finds key's tree.
+func (s *treeStore) indexOf(key string) treeRef {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.load()
+	return s.index[key]
 }
 
 // treeText is the text the tests store under key k.
@@ -129,5 +145,34 @@ func TestTreePacks(t *testing.T) {
 	storeRun(t, dir, nil, nil)
 	if packs, _ := packCount(t, dir); packs != 0 {
 		t.Errorf("%d packs left by a run that read none", packs)
+	}
+}
+
+// TestTreeHandedOutOnce: a tree is handed out where it lies in its pack once per run; the
+// same key asked again (the same text at another path) gets bytes of its own, as a tree
+// decoded in place owns its nodes. Every tree starts at a multiple of treeAlign in its pack
+// (storeRun checks it after every run, TestTreePacks' merges too).
+func TestTreeHandedOutOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "trees-x")
+	// Trees of odd lengths, so that each after the first needs padding to start aligned.
+	write := map[string]string{"a": "tree of a", "b": "tree of bb", "c": "tree of ccc"}
+	storeRun(t, dir, nil, write)
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer s.close()
+	for k, want := range write {
+		ref := s.indexOf(k)
+		if ref.off%treeAlign != 0 {
+			t.Errorf("tree %s starts at %d in its pack", k, ref.off)
+		}
+		first, second := s.Get(k), s.Get(k)
+		if string(first) != want || string(second) != want {
+			t.Fatalf("tree %s read back as %q and %q", k, first, second)
+		}
+		if &first[0] == &second[0] {
+			t.Errorf("tree %s handed out twice in the same bytes", k)
+		}
+		if m := ref.pack.data; m != nil && &first[0] != &m[ref.off] {
+			t.Errorf("tree %s not handed out where its pack's mapping holds it", k)
+		}
 	}
 }
