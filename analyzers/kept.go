@@ -686,13 +686,27 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 		parse = slices.DeleteFunc(slices.Clone(k.Parsed), func(p string) bool { return dropped[p] })
 	}
 	// The trees read back and their models are what the run keeps: no garbage to collect
-	// (unsloth: 7-10% of an edited run, the collector marking and its write barriers).
+	// (unsloth: 7-10% of an edited run, the collector marking and its write barriers). Once
+	// they are read, the collector stays off for the rest of the analysis (HoldGC), which
+	// allocates little more, unless the kept graph does not hold.
+	var release func()
 	err = func() error {
 		if pause := pass.Settings.PauseGC; pause != nil {
 			defer pause()()
 		}
-		return res.ParseFiles(ctx, parse)
+		err := res.ParseFiles(ctx, parse)
+		if hold := pass.Settings.HoldGC; hold != nil && err == nil {
+			release = hold()
+		}
+		return err
 	}()
+	if release != nil {
+		defer func() {
+			if g == nil { // the full analysis that runs instead collects as it goes
+				release()
+			}
+		}()
+	}
 	if err != nil {
 		return nil, "", err
 	}

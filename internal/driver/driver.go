@@ -61,6 +61,12 @@ type Settings struct {
 	// called: for a phase that allocates only what the run keeps to its end (a kept run
 	// reading back the last run's trees), where collecting costs time and frees nothing.
 	PauseGC func() (resume func())
+	// HoldGC, when set, keeps the garbage collector off until the function it returns is
+	// called or the analysis ends (the caller of driver.Run turns it back on then), bounded
+	// by a limit on the process's memory: for an analysis that, once its files are read
+	// back, keeps most of what it allocates (a kept run), where collecting costs more than
+	// it frees.
+	HoldGC func() (release func())
 }
 
 // Kept is what an earlier run left for the next when the files it parsed are all there and

@@ -356,6 +356,20 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 	gcOn()
 	if pr.a == nil {
 		settings := driver.Settings{Root: out.RootRel, Jobs: opts.Jobs, Progress: opts.Progress, PauseGC: analysisPause}
+		var holds []func()
+		var holdsMu sync.Mutex
+		settings.HoldGC = func() func() {
+			release := analysisHold()
+			holdsMu.Lock()
+			holds = append(holds, release)
+			holdsMu.Unlock()
+			return release
+		}
+		defer func() {
+			for _, release := range holds {
+				release()
+			}
+		}()
 		if pr.report != nil {
 			settings.Reported = pr.reported
 		}

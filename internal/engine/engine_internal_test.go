@@ -51,6 +51,44 @@ func TestPauseGCNested(t *testing.T) {
 	}
 }
 
+// TestHoldGCNested: a hold turns the collector off and limits memory to what the process
+// holds and half as much again, or holdHeadroom more; holds nest with each other and with
+// pauses, and the setting and limit the first found come back when the last ends.
+func TestHoldGCNested(t *testing.T) {
+	origPercent := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(origPercent)
+	origLimit := debug.SetMemoryLimit(1 << 40)
+	defer debug.SetMemoryLimit(origLimit)
+	current := func() (int, int64) {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return p, debug.SetMemoryLimit(-1)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	held := int64(ms.Sys - ms.HeapReleased)
+	a := holdGC()
+	p, limit := current()
+	if p != -1 || limit < held+max(held/2, holdHeadroom) || limit > 2*held+2*holdHeadroom {
+		t.Fatalf("held: GOGC %d, limit %d; want off and about %d", p, limit, held+max(held/2, holdHeadroom))
+	}
+	pause := pauseGC()
+	b := holdGC()
+	a()
+	a()
+	if p, l := current(); p != -1 || l < limit {
+		t.Fatalf("one of two holds released (twice): GOGC %d, limit %d; want off, at least %d", p, l, limit)
+	}
+	b()
+	if p, l := current(); p != -1 || l != 1<<40 {
+		t.Fatalf("both holds released, a pause held: GOGC %d, limit %d; want off, the first limit", p, l)
+	}
+	pause()
+	if p, l := current(); p != 77 || l != 1<<40 {
+		t.Fatalf("all released: GOGC %d, limit %d; want 77 and the first limit", p, l)
+	}
+}
+
 // TestUnitsAtOnce: repositories run one at a time below 16 goroutines, --jobs counted.
 func TestUnitsAtOnce(t *testing.T) {
 	for jobs, want := range map[int]int{1: 1, 2: 1, 15: 1, 16: 2, 32: 4} {

@@ -62,6 +62,17 @@ func SetAnalysisPause(pause func() func()) func() func() {
 	return old
 }
 
+// SetAnalysisHold replaces the collector hold the analysis is given (driver.Settings.HoldGC)
+// with hold, and returns the one it replaced.
+func SetAnalysisHold(hold func() func()) func() func() {
+	old := analysisHold
+	analysisHold = hold
+	return old
+}
+
+// HoldGC is the engine's own collector hold (holdGC).
+func HoldGC() func() { return holdGC() }
+
 // PauseGC is the engine's own collector pause (pauseGC).
 func PauseGC() func() { return pauseGC() }
 

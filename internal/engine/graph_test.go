@@ -393,7 +393,8 @@ func TestGraphKeptWantedModule(t *testing.T) {
 
 // TestGraphKeptPausesGC: a kept run reads the last run's trees back with the collector off
 // (they and their models live to the end of the run: collecting meanwhile frees nothing),
-// and turns it back on; a run in full asks for no pause.
+// holds it off once they are read, and turns it back on by the run's end, with the memory
+// limit it found; a run in full asks for no pause and no hold.
 func TestGraphKeptPausesGC(t *testing.T) {
 	dir := cacheProject(t)
 	age(t, dir)
@@ -408,6 +409,17 @@ func TestGraphKeptPausesGC(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { engine.SetAnalysisPause(old) })
+	holds, releases := 0, 0
+	oldHold := engine.SetAnalysisHold(func() func() {
+		holds++
+		release := engine.HoldGC()
+		return func() {
+			releases++
+			release()
+		}
+	})
+	t.Cleanup(func() { engine.SetAnalysisHold(oldHold) })
+	limit := debug.SetMemoryLimit(-1)
 	gcPercent := func() int {
 		p := debug.SetGCPercent(-1)
 		debug.SetGCPercent(p)
@@ -415,8 +427,8 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	}
 	before := gcPercent()
 	runCached(t, cacheDir, []string{dir}, dir)
-	if pauses != 0 {
-		t.Fatalf("a first run paused the collector %d times, want none", pauses)
+	if pauses != 0 || holds != 0 {
+		t.Fatalf("a first run paused the collector %d times and held it %d, want none", pauses, holds)
 	}
 	write(t, dir, "train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
 	at := time.Now().Add(-10 * time.Minute)
@@ -430,7 +442,13 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	if pauses != 1 || resumes != 1 {
 		t.Errorf("a kept run paused the collector %d times and resumed it %d, want once each", pauses, resumes)
 	}
+	if holds != 1 || releases < 1 {
+		t.Errorf("a kept run held the collector %d times and released it %d, want once and at least once", holds, releases)
+	}
 	if got := gcPercent(); got != before {
 		t.Errorf("GOGC %d after the runs, want %d", got, before)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("memory limit %d after the runs, want %d", got, limit)
 	}
 }
