@@ -384,16 +384,16 @@ func (f *File) buildModel(root *Node) {
 		case modelImportFrom:
 			f.addImportFrom(n)
 		case modelClass:
-			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
+			if name := n.childByFieldID(fieldIDs.name); name != nil && name.Kind() == "identifier" {
 				f.addClass(n, name.Text(src), scope)
 			}
 		case modelFunction:
 			fn = nil
-			if name := n.ChildByField("name"); name != nil && name.Kind() == "identifier" {
+			if name := n.childByFieldID(fieldIDs.name); name != nil && name.Kind() == "identifier" {
 				fn = f.addFunction(n, name.Text(src), scope, top.fn)
 			}
 		case modelWithItem:
-			if v := n.ChildByField("value"); v != nil {
+			if v := n.childByFieldID(fieldIDs.value); v != nil {
 				if v.Kind() == "as_pattern" && v.ChildCount() > 0 {
 					v = v.Child(0)
 				}
@@ -404,14 +404,14 @@ func (f *File) buildModel(root *Node) {
 		case modelExcept:
 			f.exceptNodes = append(f.exceptNodes, n)
 		case modelCall:
-			fun, args := n.ChildByField("function"), n.ChildByField("arguments")
+			fun, args := n.childrenByFieldID(fieldIDs.function, fieldIDs.arguments)
 			if fun != nil && fun.Named() && args != nil && args.Named() {
 				c := &Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn}
 				f.Calls = append(f.Calls, c)
 			}
 		}
 		if kind == modelFunction || kind == modelClass {
-			if name := n.ChildByField("name"); name != nil {
+			if name := n.childByFieldID(fieldIDs.name); name != nil {
 				scope = joinScope(scope, name.Text(src))
 			}
 		}

@@ -532,19 +532,57 @@ func dottedParts(n *Node, src []byte, calls int) string {
 func plainChain(n *Node, src []byte) (string, bool) {
 	m := n
 	for m != nil && m.Kind() == "attribute" {
-		if m.ChildByField("attribute") == nil {
+		attr, obj := m.childrenByFieldID(fieldIDs.attribute, fieldIDs.object)
+		if attr == nil {
 			return "", false
 		}
-		m = m.ChildByField("object")
+		m = obj
 	}
 	if m == nil || m.Kind() != "identifier" {
 		return "", false
 	}
 	t := n.Text(src)
-	if strings.ContainsAny(t, " \t\f\r\n\\#") {
-		return "", false
+	for i := range len(t) {
+		if notInChain[t[i]] {
+			return "", false
+		}
 	}
 	return t, true
+}
+
+// notInChain are the bytes a chain written plainly has none of: space, a line break or
+// continuation, a comment.
+var notInChain = [256]bool{' ': true, '\t': true, '\f': true, '\r': true, '\n': true, '\\': true, '#': true}
+
+// fieldIDs are the field indices the model and the dotted names read most (loadLanguage):
+// comparing a child's index is cheaper than comparing its field's name (ChildByField).
+var fieldIDs struct {
+	attribute, object, function, arguments, name, value uint8
+}
+
+// childByFieldID is ChildByField by the field's index.
+func (n *Node) childByFieldID(id uint8) *Node {
+	for i := range n.kids() {
+		if c := n.at(n.down + i); c.fieldIndex() == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// childrenByFieldID is the first children of two fields, by index: ChildByField of each,
+// in one pass.
+func (n *Node) childrenByFieldID(a, b uint8) (ca, cb *Node) {
+	for i := range n.kids() {
+		c := n.at(n.down + i)
+		switch id := c.fieldIndex(); {
+		case id == a && ca == nil:
+			ca = c
+		case id == b && cb == nil:
+			cb = c
+		}
+	}
+	return ca, cb
 }
 
 func joinReversed(parts []string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,6 +67,13 @@ func loadLanguage() {
 		fieldNames = make([]string, lang.FieldCount()+1)
 		for id := 1; id < len(fieldNames); id++ {
 			fieldNames[id] = lang.FieldNameForId(uint16(id))
+		}
+		for _, f := range []struct {
+			id   *uint8
+			name string
+		}{{&fieldIDs.attribute, "attribute"}, {&fieldIDs.object, "object"}, {&fieldIDs.function, "function"},
+			{&fieldIDs.arguments, "arguments"}, {&fieldIDs.name, "name"}, {&fieldIDs.value, "value"}} {
+			*f.id = uint8(slices.Index(fieldNames, f.name))
 		}
 		if len(kindNames) >= kindError || len(fieldNames) > 1<<fieldBits {
 			panic(fmt.Sprintf("pyparse: a grammar of %d symbols and %d fields does not fit a Node's meta", len(kindNames), len(fieldNames)))
