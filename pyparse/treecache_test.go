@@ -489,6 +489,13 @@ func (c *mapTrees) Get(key string) []byte {
 	return slices.Clone(c.m[key]) // a tree handed out is its file's (TreeCache)
 }
 
+func (c *mapTrees) Holds(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[key]
+	return ok
+}
+
 func (c *mapTrees) Put(key string, tree []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -532,5 +539,44 @@ func TestTextHash(t *testing.T) {
 				t.Errorf("%s: %s's TextHash %x, want %x", run, f.Path, f.TextHash[:4], want[:4])
 			}
 		}
+	}
+}
+
+// TestParseFreshFirst: a parse starts with the files whose tree the cache does not hold (a
+// file parsed costs many times what a kept tree costs to decode), then the others, each the
+// largest first; so a small file edited is not left for the end of an edited run.
+func TestParseFreshFirst(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	write := func(name string, lines int) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Repeat("x = f(1)\n", lines)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	write("big.py", 2000)
+	write("mid.py", 1000)
+	write("small.py", 300)
+	trees := &mapTrees{m: map[string][]byte{}}
+	r := NewResult(paths, os.ReadFile, token.NewFileSet(), 1)
+	r.Trees = trees
+	if err := r.ParseFiles(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	// small.py edited: its tree is not held now.
+	if err := os.WriteFile(paths[2], []byte(strings.Repeat("y = g(2)\n", 300)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	testHookParsing = func(path string) { order = append(order, filepath.Base(path)) }
+	defer func() { testHookParsing = nil }()
+	r = NewResult(paths, os.ReadFile, token.NewFileSet(), 1)
+	r.Trees = trees
+	if err := r.ParseFiles(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"small.py", "big.py", "mid.py"}; !slices.Equal(order, want) {
+		t.Errorf("parsed in the order %v, want %v", order, want)
 	}
 }

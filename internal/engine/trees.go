@@ -218,6 +218,16 @@ func (s *treeStore) Get(key string) []byte {
 	return data
 }
 
+// Holds reports whether the store holds a tree under key (a parse asks, to parse the files
+// whose tree it does not hold first).
+func (s *treeStore) Holds(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.load()
+	_, ok := s.index[key]
+	return ok
+}
+
 // Put stores a tree in this run's pack; a tree that cannot be written is left out (the
 // next run parses again).
 func (s *treeStore) Put(key string, tree []byte) {
