@@ -194,9 +194,9 @@ var analysisHold = holdGC
 // it allocates, and meanwhile limits the process's memory to what it holds now and half as
 // much again (what collecting at 50% growth, the CLI's setting, would let it reach), or
 // holdHeadroom more if that is more, so that an analysis that allocates more than it was
-// expected to is collected still. Holds nest as pauses do: each raises the limit to what
-// its own start allows, and the limit the first found comes back when the last is
-// released.
+// expected to is collected still; never above the limit the process had (GOMEMLIMIT).
+// Holds nest as pauses do: each raises the limit to what its own start allows, and the
+// limit the first found comes back when the last is released.
 func holdGC() (release func()) {
 	resume := pauseGC()
 	var ms runtime.MemStats
@@ -205,8 +205,10 @@ func holdGC() (release func()) {
 	limit := held + max(held/2, holdHeadroom)
 	gcPauses.Lock()
 	if gcPauses.holds == 0 {
-		gcPauses.limit = debug.SetMemoryLimit(limit)
-	} else if limit > debug.SetMemoryLimit(-1) {
+		gcPauses.limit = debug.SetMemoryLimit(-1)
+	}
+	// Never above the limit the process had (GOMEMLIMIT): a hold only lowers it.
+	if limit = min(limit, gcPauses.limit); gcPauses.holds == 0 || limit > debug.SetMemoryLimit(-1) {
 		debug.SetMemoryLimit(limit)
 	}
 	gcPauses.holds++

@@ -87,6 +87,16 @@ func TestHoldGCNested(t *testing.T) {
 	if p, l := current(); p != 77 || l != 1<<40 {
 		t.Fatalf("all released: GOGC %d, limit %d; want 77 and the first limit", p, l)
 	}
+	// A limit the process was given (GOMEMLIMIT) below what a hold would set stays.
+	debug.SetMemoryLimit(held / 2)
+	c := holdGC()
+	if p, l := current(); p != -1 || l != held/2 {
+		t.Errorf("held under a lower limit: GOGC %d, limit %d; want off, %d", p, l, held/2)
+	}
+	c()
+	if _, l := current(); l != held/2 {
+		t.Errorf("released: limit %d, want %d", l, held/2)
+	}
 }
 
 // TestUnitsAtOnce: repositories run one at a time below 16 goroutines, --jobs counted.
