@@ -226,10 +226,11 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 // looked up (wantBases).
 func (proj *project) graphNeedles(g *CallGraph, add func(string)) {
 	for fn := range g.Helpers {
-		if fn.Class != nil && g.needsCallers(fn) {
+		needs := g.needsCallers(fn)
+		if fn.Class != nil && needs {
 			proj.wantBases(g.FileOf[fn], fn.Class)
 		}
-		if g.needsCallers(fn) && !entryPoint(fn) && searchable(fn) {
+		if needs && !entryPoint(fn) && searchable(fn) {
 			// A file that calls fn imports it, so it names fn's module or one of its
 			// packages as well (`from .utils.memory import cleanup`, `import pkg.memory`):
 			// searching for both keeps a name many files use for other things (`cleanup`,
