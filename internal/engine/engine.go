@@ -343,6 +343,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return out, nil
 }
 
+// testHookAnalysed, set by tests, runs once the analysis (driver.Run) has returned, before
+// the cache is written and the collector hold released.
+var testHookAnalysed func()
+
 // analyseInto runs pr's analysis (taken from the cache when its entry holds) and puts what
 // it found in report scope into out.
 func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultCache, out *Result, gcOn func()) error {
@@ -396,6 +400,9 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 			settings.StepLoopNames = opts.Config.StepLoopNames
 		}
 		res, err := driver.Run(ctx, driver.Options{Files: pr.paths, ReadFile: pr.readFile, Analyzers: opts.Analysis.Analyzers(), Settings: settings})
+		if testHookAnalysed != nil {
+			testHookAnalysed()
+		}
 		if err != nil {
 			return err
 		}

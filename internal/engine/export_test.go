@@ -70,6 +70,10 @@ func SetAnalysisHold(hold func() func()) func() func() {
 	return old
 }
 
+// SetAnalysedHook sets what runs once the analysis has returned, before the cache is written
+// (nil: nothing).
+func SetAnalysedHook(hook func()) { testHookAnalysed = hook }
+
 // HoldGC is the engine's own collector hold (holdGC).
 func HoldGC() func() { return holdGC() }
 

@@ -393,8 +393,9 @@ func TestGraphKeptWantedModule(t *testing.T) {
 
 // TestGraphKeptPausesGC: a kept run reads the last run's trees back with the collector off
 // (they and their models live to the end of the run: collecting meanwhile frees nothing),
-// holds it off once they are read, and turns it back on by the run's end, with the memory
-// limit it found; a run in full asks for no pause and no hold.
+// holds it off once they are read, through the analysis, and turns it back on by the run's
+// end, with the memory limit it found; a kept graph that does not hold releases the hold
+// before the full analysis that runs instead; a run in full asks for no pause and no hold.
 func TestGraphKeptPausesGC(t *testing.T) {
 	dir := cacheProject(t)
 	age(t, dir)
@@ -435,9 +436,15 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, "train.py"), at, at); err != nil {
 		t.Fatal(err)
 	}
+	heldAtEnd := -1 // the holds not released when the analysis returned
+	engine.SetAnalysedHook(func() { heldAtEnd = holds - releases })
+	t.Cleanup(func() { engine.SetAnalysedHook(nil) })
 	res, _ := runCached(t, cacheDir, []string{dir}, dir)
 	if res.Stats.Kept == 0 {
 		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
+	}
+	if heldAtEnd != 1 {
+		t.Errorf("a kept run's analysis returned with %d holds, want the collector held", heldAtEnd)
 	}
 	if pauses != 1 || resumes != 1 {
 		t.Errorf("a kept run paused the collector %d times and resumed it %d, want once each", pauses, resumes)
@@ -450,5 +457,22 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != limit {
 		t.Errorf("memory limit %d after the runs, want %d", got, limit)
+	}
+	// A new helper: the kept graph does not hold (its helpers changed), and the analysis in
+	// full runs with the collector on.
+	write(t, dir, "train.py", "import torch\n\n\ndef clear():\n    torch.cuda.empty_cache()\n\n\n"+trainText)
+	if err := os.Chtimes(filepath.Join(dir, "train.py"), at, at); err != nil {
+		t.Fatal(err)
+	}
+	holds, releases = 0, 0
+	res, _ = runCached(t, cacheDir, []string{dir}, dir)
+	if res.Stats.Kept != 0 || res.Stats.KeptMiss == "" {
+		t.Fatalf("the graph was kept (%d files), want a run in full", res.Stats.Kept)
+	}
+	if holds != 1 || heldAtEnd != 0 {
+		t.Errorf("a kept graph that did not hold: %d holds, %d not released when the analysis returned; want 1 and 0", holds, heldAtEnd)
+	}
+	if got := gcPercent(); got != before {
+		t.Errorf("GOGC %d after the runs, want %d", got, before)
 	}
 }
