@@ -1686,10 +1686,12 @@ func (a *classifier) readsInput(f *pyparse.File, body *pyparse.Node) string {
 			what = w
 		} else if fn != nil && fn.Kind() == "attribute" {
 			// On a receiver of unknown class, or of an abstract one (`chatio: ChatIO`): the
-			// implementations are the subclasses'.
-			if r := a.resolveCall(f, m); r == nil || r.fn.Class != nil && abstractClass(r.file, r.fn.Class) {
-				method := fn.ChildByField("attribute").Text(f.Src)
-				if w := a.promptMethod(method); w != "" {
+			// implementations are the subclasses'. The method's name first (memoized per
+			// name; few name a prompt), then the call resolved: resolving every method call
+			// of a loop's body was a fifth of an edited run's prewarm (diffusers).
+			method := fn.ChildByField("attribute").Text(f.Src)
+			if w := a.promptMethod(method); w != "" {
+				if r := a.resolveCall(f, m); r == nil || r.fn.Class != nil && abstractClass(r.file, r.fn.Class) {
 					what = pyparse.DottedName(fn, f.Src) + "()` -> `" + w
 				}
 			}
