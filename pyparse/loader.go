@@ -150,10 +150,10 @@ func (r *Result) ParseMatchingAnd(ctx context.Context, needles, paths []string) 
 	// hold go first (an edited run: the changed files, unsloth's llama.py 130 KB parsed after
 	// most kept trees were decoded left one worker at it for 7 ms alone).
 	cost := func(i int) int { return len(results[i].src) }
-	if held, ok := r.Trees.(interface{ Holds(key string) bool }); ok {
+	if r.Trees != nil {
 		parsed := make(map[int]bool, len(matched))
 		for _, i := range matched {
-			parsed[i] = results[i].text != [32]byte{} && !held.Holds(treeKeyOf(results[i].text))
+			parsed[i] = results[i].key != "" && !r.Trees.Holds(results[i].key)
 		}
 		cost = func(i int) int {
 			if parsed[i] {
@@ -234,7 +234,8 @@ type scanned struct {
 	path string
 	sig  *signature
 	src  []byte
-	text [32]byte // src's SHA-256, when r.Trees is set
+	text [32]byte // src's SHA-256, when r.Trees is set and src is to be parsed
+	key  string   // its tree's key (treeKeyOf(text)), then
 	file *File
 	fail *Failure
 }
@@ -275,6 +276,7 @@ func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 	if r.Trees != nil {
 		if f := r.reuse[path]; f == nil || !bytes.Equal(f.Src, src) { // to be parsed or decoded
 			o.text = sha256.Sum256(src)
+			o.key = treeKeyOf(o.text)
 		}
 	}
 	return o
@@ -305,7 +307,7 @@ func (r *Result) parseScanned(ctx context.Context, p *Parser, o *scanned) {
 		o.file = f
 		return
 	}
-	f, err := r.parseOrReuse(ctx, p, o.path, o.src, o.text)
+	f, err := r.parseOrReuse(ctx, p, o)
 	if err != nil {
 		o.fail = &Failure{Path: o.path, Err: err}
 		return
@@ -322,13 +324,13 @@ func (r *Result) parseScanned(ctx context.Context, p *Parser, o *scanned) {
 	o.file = f
 }
 
-// parseOrReuse parses src, or decodes its tree from r.Trees when it holds one (a tree that
-// does not decode is parsed again and replaced); text is src's SHA-256.
-func (r *Result) parseOrReuse(ctx context.Context, p *Parser, path string, src []byte, text [32]byte) (*File, error) {
+// parseOrReuse parses o's text, or decodes its tree from r.Trees when it holds one (a tree
+// that does not decode is parsed again and replaced).
+func (r *Result) parseOrReuse(ctx context.Context, p *Parser, o *scanned) (*File, error) {
+	path, src, text, key := o.path, o.src, o.text, o.key
 	if r.Trees == nil {
 		return p.Parse(ctx, path, src)
 	}
-	key := treeKeyOf(text)
 	if data := r.Trees.Get(key); data != nil {
 		if f, err := decodeTree(path, src, data, p.sc); err == nil {
 			r.Reused.Add(1)

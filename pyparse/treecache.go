@@ -19,11 +19,13 @@ import (
 // it returns is decoded where it lies (DecodeTree), so it must stay as it is for as long as
 // the process runs, and may be read-only memory (a mapped file), but must not be bytes it
 // returned before: the File decoded from them owns its nodes (analyses tell nodes apart by
-// address), so the same key asked again (the same text at another path) gets a copy. Both
-// may be called from several parse workers at once.
+// address), so the same key asked again (the same text at another path) gets a copy. Holds
+// says whether it holds a tree for the key (a parse starts with the files it does not).
+// Each may be called from several parse workers at once.
 type TreeCache interface {
 	Get(key string) []byte
 	Put(key string, tree []byte)
+	Holds(key string) bool
 }
 
 // treeFormat names the layout of an encoded tree and what the parse keeps of a tree (which

@@ -46,6 +46,7 @@ type Settings struct {
 	Trees interface {
 		Get(key string) []byte
 		Put(key string, tree []byte)
+		Holds(key string) bool
 	}
 	// Signatures, when set, gives the signature an earlier run kept of a file it read, when
 	// the file has not changed since (pyparse.Result.Know); nil for none.
