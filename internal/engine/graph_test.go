@@ -400,25 +400,21 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	dir := cacheProject(t)
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
-	pauses, resumes := 0, 0
-	old := engine.SetAnalysisPause(func() func() {
-		pauses++
-		resume := engine.PauseGC()
-		return func() {
-			resumes++
-			resume()
+	// counted wraps start, a pause or a hold, counting its starts and its ends.
+	counted := func(start func() func(), starts, ends *int) func() func() {
+		return func() func() {
+			*starts++
+			end := start()
+			return func() {
+				*ends++
+				end()
+			}
 		}
-	})
+	}
+	pauses, resumes, holds, releases := 0, 0, 0, 0
+	old := engine.SetAnalysisPause(counted(engine.PauseGC, &pauses, &resumes))
 	t.Cleanup(func() { engine.SetAnalysisPause(old) })
-	holds, releases := 0, 0
-	oldHold := engine.SetAnalysisHold(func() func() {
-		holds++
-		release := engine.HoldGC()
-		return func() {
-			releases++
-			release()
-		}
-	})
+	oldHold := engine.SetAnalysisHold(counted(engine.HoldGC, &holds, &releases))
 	t.Cleanup(func() { engine.SetAnalysisHold(oldHold) })
 	limit := debug.SetMemoryLimit(-1)
 	gcPercent := func() int {
