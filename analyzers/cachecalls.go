@@ -112,6 +112,9 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 		if t := pass.Settings.Trees; t != nil {
 			// A cache keeps the trees, and the signatures of the files read, parsed ones too.
 			res.Trees, res.SignParsed = t, true
+			if th := pass.Settings.TextHashes; th != nil {
+				res.KnowTexts(th)
+			}
 		}
 		if sigs != nil {
 			res.Know(sigs)

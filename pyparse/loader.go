@@ -59,6 +59,11 @@ type Result struct {
 	sigLock sync.Mutex
 	asked   map[string]map[string]bool // MayImport's questions: path -> name -> answer
 	reuse   map[string]*File           // files another Result parsed (Reuse)
+	// texts gives the hash of an unchanged file's text as an earlier run read it (KnowTexts);
+	// entries are the kept trees taken for their texts, by path (keptText).
+	texts     func(path string) (hash [32]byte, ok bool)
+	entryLock sync.Mutex
+	entries   map[string][]byte
 }
 
 // ErrInternal marks a panic caught while parsing one file: a bug in cachelint, not in the file.
@@ -236,8 +241,10 @@ type scanned struct {
 	src  []byte
 	text [32]byte // src's SHA-256, when r.Trees is set and src is to be parsed
 	key  string   // its tree's key (treeKeyOf(text)), then
-	file *File
-	fail *Failure
+	// entry is the kept tree src was taken from (keptText), nil when src was read.
+	entry []byte
+	file  *File
+	fail  *Failure
 }
 
 // ParseFiles parses the named files that are still pending, whatever they mention: a module
@@ -256,10 +263,13 @@ func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 			o = scanned{path: path, fail: &Failure{Path: path, Err: fmt.Errorf("%w while parsing %s: %v", ErrInternal, path, v)}}
 		}
 	}()
-	src, err := r.read(path)
-	if err != nil {
-		o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
-		return o
+	src, entry, text := r.keptText(path)
+	if src == nil {
+		var err error
+		if src, err = r.read(path); err != nil {
+			o.fail = &Failure{Path: path, Err: fmt.Errorf("read %s: %w", path, err)}
+			return o
+		}
 	}
 	// A file whose signature an earlier run kept (Know: its text is unchanged) is scanned
 	// for the needles only, not whole: the kept signature is what the scan would give.
@@ -275,11 +285,61 @@ func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 	o.src = src
 	if r.Trees != nil {
 		if f := r.reuse[path]; f == nil || !bytes.Equal(f.Src, src) { // to be parsed or decoded
-			o.text = sha256.Sum256(src)
+			if entry != nil {
+				o.entry, o.text = entry, text
+			} else {
+				o.text = sha256.Sum256(src)
+			}
 			o.key = treeKeyOf(o.text)
 		}
 	}
 	return o
+}
+
+// KnowTexts takes, before the first ParseMatching, the hashes of the texts an earlier run
+// parsed of files that have not changed since (hash gives one by path; ok false for a file
+// it cannot vouch for): such a file's text is taken from its kept tree (Trees, KeptText),
+// neither read nor hashed again, when the tree is there and whole; otherwise it is read.
+// The hash must be of the text as read would give it.
+func (r *Result) KnowTexts(hash func(path string) ([32]byte, bool)) { r.texts = hash }
+
+// keptText is path's text from its kept tree (KnowTexts), the tree's entry and the text's
+// hash; nil when there is none to take. A path's entry is taken from Trees once (a file
+// scanned in one round is scanned again in the next) and handed to the parse with the text,
+// which it came from.
+func (r *Result) keptText(path string) (src, entry []byte, hash [32]byte) {
+	if r.texts == nil || r.Trees == nil {
+		return nil, nil, hash
+	}
+	hash, ok := r.texts(path)
+	if !ok {
+		return nil, nil, hash
+	}
+	if f := r.reuse[path]; f != nil && f.TextHash == hash {
+		return f.Src, nil, hash // parsed by the Result it reuses: taken from there
+	}
+	r.entryLock.Lock()
+	entry, seen := r.entries[path]
+	r.entryLock.Unlock()
+	if !seen {
+		entry = r.Trees.Get(treeKeyOf(hash))
+		if entry != nil && !wholeEntry(entry) {
+			entry = nil // not whole: the text is read, the tree parsed again
+		}
+		r.entryLock.Lock()
+		if r.entries == nil {
+			r.entries = map[string][]byte{}
+		}
+		r.entries[path] = entry
+		r.entryLock.Unlock()
+	}
+	if entry == nil {
+		return nil, nil, hash
+	}
+	if _, src = readHeader(entry); src == nil {
+		return nil, nil, hash // another format
+	}
+	return src, entry, hash
 }
 
 // testHookParsing, set by tests, sees each file as its parse starts.
@@ -331,14 +391,20 @@ func (r *Result) parseOrReuse(ctx context.Context, p *Parser, o *scanned) (*File
 	if r.Trees == nil {
 		return p.Parse(ctx, path, src)
 	}
-	if data := r.Trees.Get(key); data != nil {
-		if f, err := decodeTree(path, src, data, p.sc); err == nil {
-			r.Reused.Add(1)
-			f.fromTree, f.TextHash = true, text
-			return f, nil
-		}
+	var f *File
+	err := errCorruptTree
+	if o.entry != nil {
+		// Its checksum held when the scan took the text from it: the text is its own.
+		f, err = decodeWhole(path, nil, o.entry, p.sc)
+	} else if data := r.Trees.Get(key); data != nil {
+		f, err = decodeTree(path, src, data, p.sc)
 	}
-	f, err := p.Parse(ctx, path, src)
+	if err == nil {
+		r.Reused.Add(1)
+		f.fromTree, f.TextHash = true, text
+		return f, nil
+	}
+	f, err = p.Parse(ctx, path, src)
 	if err == nil {
 		f.TextHash = text
 		r.Trees.Put(key, EncodeTree(f))

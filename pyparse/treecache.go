@@ -30,7 +30,7 @@ type TreeCache interface {
 
 // treeFormat names the layout of an encoded tree and what the parse keeps of a tree (which
 // nodes, which errors): change it whenever either changes.
-const treeFormat = "cachelint-tree-5"
+const treeFormat = "cachelint-tree-6"
 
 var (
 	grammarOnce sync.Once
@@ -60,21 +60,26 @@ func treeKeyOf(text [32]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// EncodeTree writes f's tree and syntax errors: a header (the format, the text's length, the
-// errors, the tree's number of nodes and of elements), then the tree's array itself as it
-// lies in memory (see Node: its nodes, then its table of line starts and large child
-// counts), starting at a multiple of 8 bytes, then a CRC-32C of all that, so that a tree
-// changed on disk is refused, not read as another tree (one bit flipped in a kept tree gave
-// a wrong analysis one time in four without it). DecodeTree then takes the array as it is
-// instead of building it node by node (on diffusers' 551 parsed files, reading the trees
-// back as varints and laying them out again took 80 ms of CPU of a 430 ms edited run); the
-// entry is some three times larger, the tree's size in memory.
+// EncodeTree writes f's text, tree and syntax errors: a header (the format, the text's
+// length, the text itself, the errors, the tree's number of nodes and of elements), then the
+// tree's array itself as it lies in memory (see Node: its nodes, then its table of line
+// starts and large child counts), starting at a multiple of 8 bytes, then a CRC-32C of all
+// that, so that a tree changed on disk is refused, not read as another tree (one bit
+// flipped in a kept tree gave a wrong analysis one time in four without it). DecodeTree then
+// takes the array as it is instead of building it node by node (on diffusers' 551 parsed
+// files, reading the trees back as varints and laying them out again took 80 ms of CPU of a
+// 430 ms edited run); the entry is some three times larger, the tree's size in memory. The
+// text is kept so that a later run can take an unchanged file's text and tree together, by
+// the hash of the text an earlier run recorded (KnowTexts), without reading and hashing the
+// file: a tenth of the CPU of an edited run of diffusers went to reading and hashing the
+// texts of the 531 files whose trees it took from the cache.
 func EncodeTree(f *File) []byte {
 	nodes := f.Root.array()
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(nodes))), len(nodes)*nodeSize)
 	buf := make([]byte, 0, 64+len(raw))
 	buf = append(buf, treeFormat...)
 	buf = binary.AppendUvarint(buf, uint64(len(f.Src)))
+	buf = append(buf, f.Src...)
 	buf = binary.AppendUvarint(buf, uint64(len(f.Errors)))
 	for _, e := range f.Errors {
 		buf = binary.AppendUvarint(buf, uint64(e.Line))
@@ -107,29 +112,72 @@ func DecodeTree(path string, src, data []byte) (*File, error) {
 	return decodeTree(path, src, data, new(scratch))
 }
 
+// KeptText is the text an encoded tree was parsed from, a slice of data; nil when data is
+// not a whole entry of this format (its checksum does not hold, or its header does not
+// read).
+func KeptText(data []byte) []byte {
+	if !wholeEntry(data) {
+		return nil
+	}
+	_, text := readHeader(data)
+	return text
+}
+
+// wholeEntry reports whether an encoded tree's checksum holds.
+func wholeEntry(data []byte) bool {
+	if len(data) < len(treeFormat)+4 {
+		return false
+	}
+	data, sum := data[:len(data)-4], data[len(data)-4:]
+	return crc32.Checksum(data, treeCRC) == binary.BigEndian.Uint32(sum)
+}
+
+// readHeader reads a whole entry's (wholeEntry) format and text: a reader at what follows
+// the text, over the entry less its checksum, and the text (nil, nil for an entry of
+// another format or a header that does not read).
+func readHeader(data []byte) (*treeReader, []byte) {
+	data = data[:len(data)-4]
+	if string(data[:len(treeFormat)]) != treeFormat {
+		return nil, nil
+	}
+	d := &treeReader{data: data, pos: len(treeFormat)}
+	text := d.bytes(int(min(d.uvarint(), uint64(len(data)))))
+	if d.err != nil {
+		return nil, nil
+	}
+	return d, text[:len(text):len(text)]
+}
+
 // decodeTree is DecodeTree with sc's buffers, which a parser keeps from file to file.
-func decodeTree(path string, src, data []byte, sc *scratch) (f *File, err error) {
+func decodeTree(path string, src, data []byte, sc *scratch) (*File, error) {
+	if !wholeEntry(data) {
+		return nil, errCorruptTree
+	}
+	return decodeWhole(path, src, data, sc)
+}
+
+// decodeWhole is decodeTree of an entry whose checksum holds (wholeEntry). A nil src is the
+// entry's own text (KeptText): the checksum covers it and the tree's table of line starts
+// alike, so the table is checked for its shape (starts in order, inside the text) rather
+// than against the text's lines, which finding would cost a pass over the text.
+func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error) {
 	loadLanguage()
 	defer func() {
 		if v := recover(); v != nil {
 			f, err = nil, fmt.Errorf("%w: %v", errCorruptTree, v)
 		}
 	}()
-	if len(data) < len(treeFormat)+4 {
+	d, text := readHeader(data)
+	if d == nil {
 		return nil, errCorruptTree
 	}
-	data, sum := data[:len(data)-4], data[len(data)-4:]
-	if crc32.Checksum(data, treeCRC) != binary.BigEndian.Uint32(sum) {
+	own := src == nil
+	if own {
+		src = text
+	} else if len(text) != len(src) {
 		return nil, errCorruptTree
 	}
-	d := treeReader{data: data}
-	if !strings.HasPrefix(string(data[:len(treeFormat)]), treeFormat) {
-		return nil, errCorruptTree
-	}
-	d.pos = len(treeFormat)
-	if d.uvarint() != uint64(len(src)) {
-		return nil, errCorruptTree
-	}
+	data = d.data
 	f = &File{Path: path, Src: src}
 	// Each error takes at least 3 bytes: counts beyond what the rest of the entry can hold
 	// are garbage, refused before anything is allocated for them.
@@ -157,8 +205,12 @@ func decodeTree(path string, src, data []byte, sc *scratch) (f *File, err error)
 		nodes = make([]Node, size)
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(nodes))), len(raw)), raw)
 	}
-	sc.lines = appendLineStarts(sc.lines[:0], src)
-	if !wholeTree(nodes, int32(count), int32(len(src)), sc.lines) {
+	var lines []int
+	if !own {
+		sc.lines = appendLineStarts(sc.lines[:0], src)
+		lines = sc.lines
+	}
+	if !wholeTree(nodes, int32(count), int32(len(src)), lines) {
 		return nil, errCorruptTree
 	}
 	f.Root = &nodes[0]
@@ -167,8 +219,8 @@ func decodeTree(path string, src, data []byte, sc *scratch) (f *File, err error)
 }
 
 // wholeTree reports whether nodes is a tree's array (see Node) of count nodes over a text of
-// size bytes whose line starts are lines: its table holds those lines and the large child
-// counts (by element, each of a node whose own count says the table holds it); every node
+// size bytes whose line starts are lines: its table holds those lines (with lines nil, line
+// starts from 0 in order, none past the text) and the large child counts (by element, each of a node whose own count says the table holds it); every node
 // lies inside the text and has a kind and field of the grammar; the root is element 0;
 // each node's children are consecutive elements after it, inside the nodes, each a
 // distance up to it that is their distance down from it; and the children number count-1
@@ -178,16 +230,28 @@ func decodeTree(path string, src, data []byte, sc *scratch) (f *File, err error)
 func wholeTree(nodes []Node, count, size int32, lines []int) bool {
 	per := int32(nodeSize / 4)
 	table := unsafe.Slice((*int32)(unsafe.Pointer(&nodes[count])), (int32(len(nodes))-count)*per)
-	if len(table) < 2 || int(table[0]) != len(lines) || table[1] < 0 || int64(table[1]) > int64(count) {
+	if len(table) < 2 || table[0] < 1 || lines != nil && int(table[0]) != len(lines) || table[1] < 0 || int64(table[1]) > int64(count) {
 		return false
 	}
 	nl, nm := int(table[0]), int(table[1])
 	if 2+nl+2*nm > len(table) || (len(table)-(2+nl+2*nm)) >= int(per) {
 		return false
 	}
-	for i, l := range lines {
-		if table[2+i] != int32(l) {
+	if lines != nil {
+		for i, l := range lines {
+			if table[2+i] != int32(l) {
+				return false
+			}
+		}
+	} else {
+		starts := table[2 : 2+nl]
+		if starts[0] != 0 {
 			return false
+		}
+		for i := 1; i < nl; i++ {
+			if starts[i] <= starts[i-1] || starts[i] > size {
+				return false
+			}
 		}
 	}
 	many := table[2+nl : 2+nl+2*nm]

@@ -194,19 +194,25 @@ func TestTreeDecodeRejects(t *testing.T) {
 		for _, x := range []byte{0x01, 0x40, 0x80, 0xff} {
 			garbled := slices.Clone(data[:len(data)-4])
 			garbled[i] ^= x
-			g, err := DecodeTree("t.py", src, binary.BigEndian.AppendUint32(garbled, crc32.Checksum(garbled, treeCRC)))
-			if err != nil {
-				continue
+			entry := binary.BigEndian.AppendUint32(garbled, crc32.Checksum(garbled, treeCRC))
+			if g, err := DecodeTree("t.py", src, entry); err == nil {
+				if problem := notATree(g); problem != "" {
+					t.Errorf("byte %d ^ %#x: %s", i, x, problem)
+				}
 			}
-			if problem := notATree(g); problem != "" {
-				t.Errorf("byte %d ^ %#x: %s", i, x, problem)
+			// With the entry's own text (KeptText), which the checksum vouches for with
+			// the line starts: a tree safe to read, whatever its text says.
+			if g, err := DecodeTree("t.py", nil, entry); err == nil {
+				if problem := brokenTree(g); problem != "" {
+					t.Errorf("byte %d ^ %#x, the entry's own text: %s", i, x, problem)
+				}
 			}
 		}
 	}
 	// Counts larger than the entry can hold are refused before anything is allocated for
 	// them: an entry of 4 MB of zeros claiming 4 M nodes (each takes at least 5 bytes) would
 	// otherwise cost some 300 MB before its first node failed to decode.
-	head := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 0)
+	head := binary.AppendUvarint(append(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), src...), 0)
 	padded := append(binary.AppendUvarint(append([]byte(nil), head...), 4<<20), make([]byte, 4<<20)...)
 	for _, entry := range [][]byte{binary.AppendUvarint(append([]byte(nil), head...), 1<<40), padded} {
 		var before, after runtime.MemStats
@@ -220,7 +226,7 @@ func TestTreeDecodeRejects(t *testing.T) {
 			t.Errorf("refusing a node count of a %d-byte entry allocated %d MB", len(entry), grew>>20)
 		}
 	}
-	errs := binary.AppendUvarint(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), 1<<40)
+	errs := binary.AppendUvarint(append(binary.AppendUvarint([]byte(treeFormat), uint64(len(src))), src...), 1<<40)
 	if _, err := DecodeTree("t.py", src, errs); err == nil {
 		t.Error("an error count the entry cannot hold decoded")
 	}
@@ -390,20 +396,34 @@ func FuzzDecodeTree(f *testing.F) {
 	f.Add(body[:len(body)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = binary.BigEndian.AppendUint32(slices.Clip(data), crc32.Checksum(data, treeCRC))
-		got, err := DecodeTree("t.py", src, data)
-		if err != nil {
-			return
+		if got, err := DecodeTree("t.py", src, data); err == nil {
+			if problem := notATree(got); problem != "" {
+				t.Fatal(problem)
+			}
 		}
-		if problem := notATree(got); problem != "" {
-			t.Fatal(problem)
+		if got, err := DecodeTree("t.py", nil, data); err == nil {
+			if problem := brokenTree(got); problem != "" {
+				t.Fatalf("the entry's own text: %s", problem)
+			}
 		}
 	})
 }
 
-// notATree says what makes a decoded file no tree of its text ("" when it is one): a node
-// outside the text, a node that is not its parent's child at its index, a walk from the
-// root that does not meet every node once, or line starts other than the text's.
+// notATree says what makes a decoded file no tree of its text ("" when it is one): what
+// brokenTree finds, or line starts other than the text's.
 func notATree(f *File) string {
+	problem := brokenTree(f)
+	if lines, _ := f.Root.table(); problem == "" && !slices.Equal(lines, int32s(lineStarts(f.Src))) {
+		problem = fmt.Sprintf("line starts %v, the text's are %v", lines, lineStarts(f.Src))
+	}
+	return problem
+}
+
+// brokenTree says what makes a decoded file unsafe to read ("" when nothing does): a node
+// outside the text, a node that is not its parent's child at its index, a walk from the
+// root that does not meet every node once, or line starts that do not start at 0 and rise
+// inside the text. Every node's position is read (Position panics on none).
+func brokenTree(f *File) string {
 	count := int(-f.Root.up)
 	seen := 0
 	problem := ""
@@ -420,8 +440,18 @@ func notATree(f *File) string {
 	if problem == "" && seen != count {
 		problem = fmt.Sprintf("walked %d nodes of %d", seen, count)
 	}
-	if lines, _ := f.Root.table(); problem == "" && !slices.Equal(lines, int32s(lineStarts(f.Src))) {
-		problem = fmt.Sprintf("line starts %v, the text's are %v", lines, lineStarts(f.Src))
+	lines, _ := f.Root.table()
+	for i, l := range lines {
+		if problem == "" && (i == 0 && l != 0 || i > 0 && l <= lines[i-1] || int(l) > len(f.Src)) {
+			problem = fmt.Sprintf("line starts %v over a text of %d bytes", lines, len(f.Src))
+		}
+	}
+	if problem == "" {
+		f.Root.Walk(func(n *Node) bool {
+			f.Position(int(n.Start))
+			f.Position(int(n.End))
+			return true
+		})
 	}
 	return problem
 }
@@ -502,10 +532,9 @@ func (c *mapTrees) Put(key string, tree []byte) {
 	c.m[key] = tree
 }
 
-// TestTextHash: a file whose tree is put into or read from a TreeCache carries its text's
-// SHA-256 (the cache records it of each parsed file instead of hashing the text again), and
-// its tree's key is that hash's; a parse without a TreeCache leaves it zero.
-func TestTextHash(t *testing.T) {
+// helperFixtures are the Python files of testdata/src/helpers (several).
+func helperFixtures(t *testing.T) []string {
+	t.Helper()
 	var paths []string
 	err := filepath.WalkDir(filepath.Join("..", "testdata", "src", "helpers"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".py") {
@@ -513,9 +542,17 @@ func TestTextHash(t *testing.T) {
 		}
 		return err
 	})
-	if err != nil || len(paths) == 0 {
+	if err != nil || len(paths) < 3 {
 		t.Fatalf("fixture files: %d, %v", len(paths), err)
 	}
+	return paths
+}
+
+// TestTextHash: a file whose tree is put into or read from a TreeCache carries its text's
+// SHA-256 (the cache records it of each parsed file instead of hashing the text again), and
+// its tree's key is that hash's; a parse without a TreeCache leaves it zero.
+func TestTextHash(t *testing.T) {
+	paths := helperFixtures(t)
 	trees := &mapTrees{m: map[string][]byte{}}
 	for _, run := range []string{"parsed", "decoded", "no cache"} {
 		r := NewResult(paths, os.ReadFile, token.NewFileSet(), 2)
@@ -579,4 +616,98 @@ func TestParseFreshFirst(t *testing.T) {
 	if want := []string{"small.py", "big.py", "mid.py"}; !slices.Equal(order, want) {
 		t.Errorf("parsed in the order %v, want %v", order, want)
 	}
+}
+
+// TestKnownTexts: a file whose text's hash an earlier run recorded (KnowTexts) is taken
+// from its kept tree, text and tree, without being read; the files are those a parse from
+// disk gives. A file whose entry is damaged, or whose tree is not kept, is read and parsed.
+// A file scanned in one round and parsed in a later one takes its entry from the cache once
+// (a tree handed out twice is a copy: TreeCache).
+func TestKnownTexts(t *testing.T) {
+	paths := helperFixtures(t)
+	trees := &countingTrees{mapTrees: mapTrees{m: map[string][]byte{}}, gets: map[string]int{}}
+	first := NewResult(paths, os.ReadFile, token.NewFileSet(), 2)
+	first.Trees = trees
+	if err := first.ParseFiles(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	hashes := map[string][32]byte{}
+	for _, f := range first.Files {
+		hashes[f.Path] = f.TextHash
+	}
+	damaged, unkept := paths[0], paths[1]
+	key := treeKeyOf(hashes[damaged])
+	trees.m[key] = slices.Clone(trees.m[key])
+	trees.m[key][len(treeFormat)+3] ^= 1 // a byte of the text
+	delete(trees.m, treeKeyOf(hashes[unkept]))
+
+	var readMu sync.Mutex
+	read := map[string]int{}
+	counted := func(path string) ([]byte, error) {
+		readMu.Lock()
+		read[path]++
+		readMu.Unlock()
+		return os.ReadFile(path)
+	}
+	clear(trees.gets)
+	r := NewResult(paths, counted, token.NewFileSet(), 2)
+	r.Trees = trees
+	r.KnowTexts(func(path string) ([32]byte, bool) {
+		h, ok := hashes[path]
+		return h, ok
+	})
+	// A round whose needle no file mentions, then every file.
+	if err := r.ParseMatching(context.Background(), []string{"no_file_names_this"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ParseFiles(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len(paths) - 2); r.Reused.Load() != want {
+		t.Errorf("%d trees reused, want %d", r.Reused.Load(), want)
+	}
+	for _, p := range paths {
+		if kept := p != damaged && p != unkept; kept != (read[p] == 0) {
+			t.Errorf("%s read %d times (its text and tree kept: %v)", p, read[p], kept)
+		} else if n := trees.gets[treeKeyOf(hashes[p])]; kept && n != 1 {
+			t.Errorf("%s's tree taken from the cache %d times", p, n)
+		}
+		got, want := r.ByPath[p], first.ByPath[p]
+		if got == nil || string(got.Src) != string(want.Src) || got.TextHash != want.TextHash || !sameModel(got, want) {
+			t.Errorf("%s: not the file a parse gives", p)
+		}
+	}
+}
+
+// countingTrees counts the Gets of each key.
+type countingTrees struct {
+	mapTrees
+	gets map[string]int
+}
+
+func (c *countingTrees) Get(key string) []byte {
+	c.mu.Lock()
+	c.gets[key]++
+	c.mu.Unlock()
+	return c.mapTrees.Get(key)
+}
+
+// sameModel reports whether two files have the same calls, functions, classes and imports.
+func sameModel(a, b *File) bool {
+	callees := func(f *File) (out []string) {
+		for _, c := range f.Calls {
+			out = append(out, fmt.Sprintf("%s@%d", c.Callee, c.Node.Start))
+		}
+		for _, fn := range f.Functions {
+			out = append(out, "def "+fn.QualName)
+		}
+		for _, c := range f.Classes {
+			out = append(out, "class "+c.QualName)
+		}
+		for _, im := range f.Imports {
+			out = append(out, "import "+im.Local+"="+im.Qualified)
+		}
+		return out
+	}
+	return slices.Equal(callees(a), callees(b)) && len(a.Errors) == len(b.Errors)
 }

@@ -51,6 +51,10 @@ type Settings struct {
 	// Signatures, when set, gives the signature an earlier run kept of a file it read, when
 	// the file has not changed since (pyparse.Result.Know); nil for none.
 	Signatures func(path string) []byte
+	// TextHashes, when set with Trees, gives the SHA-256 of the text an earlier run parsed
+	// of a file that has not changed since (ok false for none): its text is taken with its
+	// tree from Trees (pyparse.Result.KnowTexts).
+	TextHashes func(path string) (hash [32]byte, ok bool)
 	// Kept, when set, is what an earlier run's analysis kept for a run after an edit that
 	// changed parsed files only (nil: none, or the run is no such run).
 	Kept *Kept

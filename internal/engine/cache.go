@@ -121,6 +121,9 @@ type resultCache struct {
 	// added and removed count the files of the scope that the entry load took did not have,
 	// and those it had that the scope has not.
 	added, removed int
+	// entryStamps are the stamps the entry recorded, in the paths' order (nil when load
+	// read none): keptHash's.
+	entryStamps []fileStamp
 	// edited, when load found that only parsed files changed, is the entry and those
 	// files, for a run that takes what the entry's analysis kept (keptGraph).
 	edited *editedEntry
@@ -350,6 +353,7 @@ func (rc *resultCache) load(wantCalls bool, resume func()) (held *analysed) {
 			return nil
 		}
 	}
+	rc.entryStamps = stamps
 	// The call records are read only for a run that shows them (`calls`) or rewrites the
 	// entry; a rewrite copies them as read, without decoding and encoding them again.
 	var records []byte
@@ -469,6 +473,23 @@ func (rc *resultCache) load(wantCalls bool, resume func()) (held *analysed) {
 		_ = rc.write(e, records)
 	}
 	return e.A
+}
+
+// keptHash is the SHA-256 of path's text as the entry's analysis parsed it, when it parsed
+// the file and the file's stamp is the one the entry recorded: trusted as the entry's
+// stamps are (a time too recent when it was written was not recorded). Not for a notebook:
+// its text as analysed is its program, and reading it says which cells are malformed. (A
+// run of a file read from standard input uses no cache.)
+func (rc *resultCache) keptHash(path string) (hash [32]byte, ok bool) {
+	i, found := slices.BinarySearch(rc.paths, path)
+	if !found || rc.entryStamps == nil || !rc.statOK[i] || rc.pr.isNotebook(path) {
+		return hash, false
+	}
+	old, now := rc.entryStamps[i], rc.stamps[i]
+	if !old.Parsed || old.ModNs == 0 || now.Size != old.Size || now.ModNs != old.ModNs {
+		return hash, false
+	}
+	return old.Hash, true
 }
 
 // pathsHash is the SHA-256 of the run's paths, each ended by a NUL (no path holds one).

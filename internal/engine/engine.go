@@ -386,6 +386,7 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 			sigs := cache.signatures()
 			region.End()
 			settings.Kept = cache.keptGraph()
+			settings.TextHashes = cache.keptHash
 			if len(sigs) > 0 {
 				// Each is asked for once; once taken, the store's bytes can go.
 				settings.Signatures = func(path string) []byte {
@@ -475,6 +476,9 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 // readFile gives the driver each file's Python text; notebooks arrive as the program of
 // their code cells.
 func (pr *project) readFile(path string) ([]byte, error) {
+	if testHookRead != nil {
+		testHookRead(path)
+	}
 	data, err := pr.rawFile(path)
 	if err != nil {
 		return nil, err
@@ -493,6 +497,9 @@ func (pr *project) readFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// testHookRead, set by tests, sees each file readFile reads.
+var testHookRead func(path string)
 
 // rawFile is a file's text as it stands on disk (or came on standard input).
 func (pr *project) rawFile(path string) ([]byte, error) {

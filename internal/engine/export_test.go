@@ -43,6 +43,10 @@ func TreeSpans(dir string) (map[string][][2]int64, error) {
 	return out, err
 }
 
+// SetReadHook sets the function readFile runs as it reads a file for the analysis (nil:
+// none).
+func SetReadHook(f func(path string)) { testHookRead = f }
+
 // SetRereadHook sets the function load runs as it reads a file again (nil: none).
 func SetRereadHook(f func()) { testHookReread = f }
 

@@ -2,12 +2,14 @@ package engine_test
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -470,5 +472,48 @@ func TestGraphKeptPausesGC(t *testing.T) {
 	}
 	if got := gcPercent(); got != before {
 		t.Errorf("GOGC %d after the runs, want %d", got, before)
+	}
+}
+
+// TestKeptTextsNotRead: after an edit, the files the last run parsed and that have not
+// changed since are taken from their kept trees, text and tree, not read from disk; the
+// file edited is read, and so is a notebook (reading it says which of its cells are
+// malformed). The run gives what a run without the cache gives.
+func TestKeptTextsNotRead(t *testing.T) {
+	dir := cacheProject(t)
+	cell := func(src string) string {
+		return `{"cell_type": "code", "metadata": {}, "outputs": [], "source": ` + src + `}`
+	}
+	write(t, dir, "explore.ipynb", `{"nbformat": 4, "metadata": {}, "cells": [`+strings.Join([]string{
+		cell(`["import torch\n"]`), cell(`42`), cell(`["torch.cuda.empty_cache()\n"]`)}, ", ")+`]}`)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	first, _ := runCached(t, cacheDir, []string{dir}, dir)
+	if first.Stats.Parsed < 3 {
+		t.Fatalf("%d files parsed, want train.py, pkg/memory.py and the notebook at least", first.Stats.Parsed)
+	}
+	write(t, dir, "train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
+	at := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "train.py"), at, at); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	read := map[string]bool{}
+	engine.SetReadHook(func(path string) {
+		mu.Lock()
+		read[filepath.Base(path)] = true
+		mu.Unlock()
+	})
+	t.Cleanup(func() { engine.SetReadHook(nil) })
+	res, got := runCached(t, cacheDir, []string{dir}, dir)
+	engine.SetReadHook(nil)
+	if res.Stats.Kept == 0 {
+		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
+	}
+	if read["memory.py"] || !read["train.py"] || !read["explore.ipynb"] {
+		t.Errorf("files read %v: want train.py and explore.ipynb, not pkg/memory.py", slices.Sorted(maps.Keys(read)))
+	}
+	if _, want := runCached(t, "", []string{dir}, dir); got != want {
+		t.Errorf("the run differs from one without the cache: %s", firstDiff(got, want))
 	}
 }
