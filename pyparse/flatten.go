@@ -155,6 +155,10 @@ type scratch struct {
 	parents []int32 // kept node -> its parent's pre-order index (arrange)
 	kids    []int32 // kept node -> number of children kept
 	pos     []int32 // kept node -> its element in the tree's array
+	// buildModel's walk and what it gathers before the file keeps a copy of each.
+	frames           []modelFrame
+	calls            []Call
+	assigns, excepts []*Node
 }
 
 // grow returns buf with length n, reusing its array when it is large enough.

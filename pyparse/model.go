@@ -362,17 +362,24 @@ func (f *File) Assignments() []*Node { return f.assignNodes }
 // Root.Walk meets them. The slice is the file's: not to be changed.
 func (f *File) ExceptClauses() []*Node { return f.exceptNodes }
 
-func (f *File) buildModel(root *Node) {
+func (f *File) buildModel(root *Node, sc *scratch) {
 	f.Aliases = map[string]string{}
 	f.funcByNode = map[*Node]*Function{}
 	f.classByNode = map[*Node]*Class{}
 	src := f.Src
-	type frame struct {
-		n     *Node
-		fn    *Function // innermost enclosing def (nil at module level or in a nameless def)
-		scope string    // dotted names of the enclosing defs and classes
-	}
-	stack := []frame{{n: root}}
+	// The walk's stack, the calls and the assignments and except clauses are gathered in
+	// sc's buffers, which a parser keeps from file to file, and the file keeps copies of
+	// their exact size: an edited run builds the models of hundreds of kept trees, and
+	// every byte it allocates is a fresh page to fault in (the collector is held off).
+	stack := append(sc.frames[:0], modelFrame{n: root})
+	calls, assigns, excepts := sc.calls[:0], sc.assigns[:0], sc.excepts[:0]
+	defer func() {
+		clear(stack[:cap(stack)])
+		clear(calls[:cap(calls)])
+		clear(assigns[:cap(assigns)])
+		clear(excepts[:cap(excepts)])
+		sc.frames, sc.calls, sc.assigns, sc.excepts = stack[:0], calls[:0], assigns[:0], excepts[:0]
+	}()
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -400,14 +407,13 @@ func (f *File) buildModel(root *Node) {
 				f.Entered = append(f.Entered, &Call{Node: v, Func: v, Callee: DottedName(v, src), Function: fn})
 			}
 		case modelAssignment:
-			f.assignNodes = append(f.assignNodes, n)
+			assigns = append(assigns, n)
 		case modelExcept:
-			f.exceptNodes = append(f.exceptNodes, n)
+			excepts = append(excepts, n)
 		case modelCall:
 			fun, args := n.childrenByFieldID(fieldIDs.function, fieldIDs.arguments)
 			if fun != nil && fun.Named() && args != nil && args.Named() {
-				c := &Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn}
-				f.Calls = append(f.Calls, c)
+				calls = append(calls, Call{Node: n, Func: fun, Args: args, Callee: DottedName(fun, src), Function: fn})
 			}
 		}
 		if kind == modelFunction || kind == modelClass {
@@ -419,10 +425,18 @@ func (f *File) buildModel(root *Node) {
 		// the kinds above (most nodes are leaves: identifiers, operators, keywords).
 		for i := n.kids() - 1; i >= 0; i-- {
 			if c := n.at(n.down + i); c.count != 0 || modelKinds[c.meta&kindMask] != modelOther {
-				stack = append(stack, frame{n: c, fn: fn, scope: scope})
+				stack = append(stack, modelFrame{n: c, fn: fn, scope: scope})
 			}
 		}
 	}
+	if len(calls) > 0 {
+		slab := slices.Clone(calls)
+		f.Calls = make([]*Call, len(slab))
+		for i := range slab {
+			f.Calls[i] = &slab[i]
+		}
+	}
+	f.assignNodes, f.exceptNodes = slices.Clone(assigns), slices.Clone(excepts)
 	f.callOrder = make([]int32, len(f.Calls))
 	for i := range f.callOrder {
 		f.callOrder[i] = int32(i)
@@ -430,6 +444,13 @@ func (f *File) buildModel(root *Node) {
 	slices.SortFunc(f.callOrder, func(a, b int32) int {
 		return cmp.Compare(f.element(f.Calls[a].Node), f.element(f.Calls[b].Node))
 	})
+}
+
+// modelFrame is a node buildModel's walk has yet to visit, with what encloses it.
+type modelFrame struct {
+	n     *Node
+	fn    *Function // innermost enclosing def (nil at module level or in a nameless def)
+	scope string    // dotted names of the enclosing defs and classes
 }
 
 // modelKind is what buildModel does with a node of a kind.

@@ -154,7 +154,7 @@ func (p *Parser) Parse(ctx context.Context, path string, src []byte) (*File, err
 		}
 		return nil, fmt.Errorf("%s: not analysed: %w of %s (%d KB)", path, ErrTimeout, budget, (len(src)+1023)/1024)
 	}
-	f.buildModel(f.Root)
+	f.buildModel(f.Root, p.sc)
 	return f, nil
 }
 

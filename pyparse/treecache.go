@@ -214,7 +214,7 @@ func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error
 		return nil, errCorruptTree
 	}
 	f.Root = &nodes[0]
-	f.buildModel(f.Root)
+	f.buildModel(f.Root, sc)
 	return f, nil
 }
 
