@@ -530,7 +530,15 @@ func (kg *keptGraph) file(path string) (*keptFile, error) {
 			}
 		}
 	}
-	for range d.uint() {
+	// Each answer takes two bytes at least, each name one: a count the rest of the record
+	// cannot hold is garbage; the others size their lists (an edited run decodes every
+	// unchanged file's record).
+	n := d.uint()
+	if n > uint64(len(d.b))/2 {
+		return nil, errKept
+	}
+	kf.cross = make([]crossRead, 0, n)
+	for range n {
 		kind := probeKind(d.byte())
 		kf.cross = append(kf.cross, crossRead{kind, d.string()})
 		if d.err != nil || kind > probeImport {
@@ -538,7 +546,12 @@ func (kg *keptGraph) file(path string) (*keptFile, error) {
 		}
 	}
 	for _, list := range []*[]string{&kf.funcs, &kf.fields} {
-		for range d.uint() {
+		n := d.uint()
+		if n > uint64(len(d.b)) {
+			return nil, errKept
+		}
+		*list = make([]string, 0, n)
+		for range n {
 			*list = append(*list, d.string())
 			if d.err != nil {
 				return nil, errKept
