@@ -1005,7 +1005,7 @@ func (p *project) qualifiedCallee(f *pyparse.File, c *pyparse.Call) string {
 			return f.Qualify(a + "." + r2)
 		}
 	}
-	if _, imported := f.Aliases[head]; !imported {
+	if _, imported := f.Alias(head); !imported {
 		// The file-wide table holds every name the file binds anywhere, so a name it lacks
 		// has no local binding either, and a parameter shadows only a name it holds.
 		a, ok := p.bindingsOf(f).assigns[head]
@@ -1104,7 +1104,7 @@ func (p *project) deviceModule(f *pyparse.File, n *pyparse.Node) string {
 // name (`get_torch_device`, `utils.get_torch_device`) comes from.
 func (p *project) wantModuleOf(f *pyparse.File, dotted string) {
 	head, rest, hasRest := strings.Cut(dotted, ".")
-	q, imported := f.Aliases[head]
+	q, imported := f.Alias(head)
 	if !imported {
 		return
 	}
@@ -1465,7 +1465,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 		if a, ok := p.bindingsOf(f).assigns[head]; ok && a != head {
 			return p.resolveName(f, scope, a, depth+1)
 		}
-		if _, imported := f.Aliases[head]; !imported {
+		if _, imported := f.Alias(head); !imported {
 			// A package that re-exports its modules: `from .memory_utils import *`.
 			for _, imp := range f.StarImports {
 				if r := p.resolveQualified(f, imp.Qualified+"."+head, depth+1); r != nil {
@@ -1494,7 +1494,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 			}
 		}
 	}
-	q, imported := f.Aliases[head]
+	q, imported := f.Alias(head)
 	if !imported {
 		// A method called on an instance whose class is plain to see:
 		// `trainer = Trainer(cfg); trainer.train_step(b)`. A method name alone is no
@@ -1669,7 +1669,7 @@ func (p *project) findClass(f *pyparse.File, dotted string, depth int) *classRef
 			return cr
 		}
 	}
-	q, imported := f.Aliases[head]
+	q, imported := f.Alias(head)
 	if !imported {
 		if !dottedName {
 			// A package that re-exports its modules: `from .trainers import *`.

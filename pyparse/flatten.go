@@ -158,6 +158,7 @@ type scratch struct {
 	// buildModel's walk and what it gathers before the file keeps a copy of each.
 	frames           []modelFrame
 	calls            []Call
+	imports          []Import
 	assigns, excepts []*Node
 }
 

@@ -39,14 +39,21 @@ from . import utils
 from ..pkg.mem import free_gpu as fg
 def f():
     import os.path as osp
+import numpy as np
+from jax import numpy as np
 `)
 	want := map[string]string{
 		"t": "torch", "torch": "torch", "ec": "torch.cuda.empty_cache", "cuda": "torch.cuda",
-		"utils": ".utils", "fg": "..pkg.mem.free_gpu", "osp": "os.path",
+		"utils": ".utils", "fg": "..pkg.mem.free_gpu", "osp": "os.path", "np": "jax.numpy", // the last binding
 	}
 	for k, v := range want {
-		if got := f.Aliases[k]; got != v {
-			t.Errorf("alias %s = %q, want %q", k, got, v)
+		if got, ok := f.Alias(k); got != v || !ok {
+			t.Errorf("alias %s = %q, %v; want %q", k, got, ok, v)
+		}
+	}
+	for _, name := range []string{"", "a", "np2", "tor", "zzz", "os"} {
+		if got, ok := f.Alias(name); ok {
+			t.Errorf("alias %q = %q, want none", name, got)
 		}
 	}
 	for in, out := range map[string]string{
@@ -70,7 +77,7 @@ func TestStarImports(t *testing.T) {
 	if strings.Join(got, ",") != ".memory_utils,torch" {
 		t.Errorf("star imports = %v, want [.memory_utils torch]", got)
 	}
-	if _, bound := f.Aliases["*"]; bound {
+	if _, bound := f.Alias("*"); bound {
 		t.Error("a star import bound the name *")
 	}
 }

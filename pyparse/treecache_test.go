@@ -138,7 +138,10 @@ func modelDump(f *File) string {
 			fmt.Fprintf(&b, "import %s %s %s %d %s at %d\n", imp.Local, imp.Qualified, imp.Module, imp.Level, imp.Name, imp.Node.Start)
 		}
 	}
-	fmt.Fprintf(&b, "aliases %v\n", f.Aliases)
+	for _, imp := range f.Imports {
+		q, _ := f.Alias(imp.Local)
+		fmt.Fprintf(&b, "alias %s %s\n", imp.Local, q)
+	}
 	for _, fn := range f.Functions {
 		fmt.Fprintf(&b, "func %s line %d params %v\n", fn.Name, fn.Node.Line(), fn.Params)
 	}
