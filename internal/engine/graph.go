@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -72,7 +71,7 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 	if e == nil || e.graph == nil {
 		return nil
 	}
-	data, err := os.ReadFile(rc.graphFile())
+	data, err := readMapped(rc.graphFile())
 	if err != nil {
 		rc.graphMiss = fmt.Sprintf("its call graph's store could not be read: %v", err)
 		return nil

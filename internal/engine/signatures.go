@@ -51,7 +51,7 @@ func (rc *resultCache) sigFile() string {
 // slices of the store as read, which the caller drops as it takes them.
 func (rc *resultCache) signatures() map[string][]byte {
 	rc.kept = make([]bool, len(rc.paths))
-	data, err := os.ReadFile(rc.sigFile())
+	data, err := readMapped(rc.sigFile())
 	if err != nil {
 		return nil
 	}

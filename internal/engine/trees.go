@@ -184,6 +184,29 @@ func openPack(path string) (p *treePack, err error) {
 	return p, nil
 }
 
+// readMapped is the whole of a store the cache replaces whole, never changes in place (it
+// writes a new one and renames it there: the graph and signature stores), mapped into
+// memory where the system can (mapPack), read otherwise: a store read into a fresh buffer
+// is that many pages to fault in and fill (an edited run of diffusers read 6 MB of them).
+// The mapping stays for the rest of the process, as a pack's does.
+func readMapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if size := fi.Size(); size > 0 && size == int64(int(size)) {
+		if data, err := mapPack(f, size); err == nil {
+			return data, nil
+		}
+	}
+	return io.ReadAll(f)
+}
+
 var errCorruptPack = errors.New("corrupt tree pack")
 
 // Get returns the tree stored under key, nil when there is none.
