@@ -1160,6 +1160,9 @@ func (p *project) abstractParamNeedles(f *pyparse.File, fn *pyparse.Function) []
 	}
 	var out []string
 	for _, typ := range fn.ParamTypes {
+		if typ == "" {
+			continue
+		}
 		cr := p.lookupClass(f, strings.Trim(typ, `"'`))
 		if cr != nil && abstractClass(cr.file, cr.cls) {
 			out = append(out, p.importNeedles(cr.file, cr.cls.Name)...)
@@ -1485,7 +1488,7 @@ func (p *project) resolveName(f *pyparse.File, scope *pyparse.Function, d string
 	// methods run is seen only there (a method's callers are not searched for by name).
 	if hasRest && !strings.Contains(rest, ".") {
 		for s := scope; s != nil; s = s.Parent {
-			if t, ok := s.ParamTypes[head]; ok {
+			if t, ok := s.ParamType(head); ok {
 				if cr := p.lookupClass(f, t); cr != nil {
 					return p.findMethod(cr.file, cr.cls, rest, 0)
 				}

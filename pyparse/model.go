@@ -87,8 +87,10 @@ type Function struct {
 	Parent     *Function // enclosing function for nested ones
 	Decorators []*Node   // decorator nodes, outermost first
 	Params     []string
-	// ParamTypes maps a parameter to the dotted text of its annotation (`trainer: Trainer`).
-	ParamTypes map[string]string
+	// ParamTypes are the dotted texts of the parameters' annotations, by the parameter's
+	// place in Params ("" for none: `trainer: Trainer` gives "Trainer"); nil when no
+	// parameter has one (ParamType).
+	ParamTypes []string
 	Async      bool
 }
 
@@ -539,17 +541,21 @@ func (f *File) addFunction(n *Node, name, scope string, parent *Function) *Funct
 	fn.Decorators = decorators(n)
 	fn.Async = n.HasChild("async")
 	if ps := n.ChildByField("parameters"); ps != nil {
+		fn.Params = make([]string, 0, ps.ChildCount()) // the named ones, and the commas
 		for p := range ps.NamedSeq() {
-			pname := paramName(p, src)
-			fn.Params = append(fn.Params, pname)
+			fn.Params = append(fn.Params, paramName(p, src))
 			if p.Kind() == "typed_parameter" || p.Kind() == "typed_default_parameter" {
 				if t := DottedName(p.ChildByField("type").firstNamed(), src); t != "" {
 					if fn.ParamTypes == nil {
-						fn.ParamTypes = map[string]string{}
+						fn.ParamTypes = make([]string, ps.ChildCount())
 					}
-					fn.ParamTypes[pname] = t
+					fn.ParamTypes[len(fn.Params)-1] = t
 				}
 			}
+		}
+		fn.Params = slices.Clip(fn.Params)
+		if fn.ParamTypes != nil {
+			fn.ParamTypes = fn.ParamTypes[:len(fn.Params):len(fn.Params)]
 		}
 	}
 	if owner := definingClass(n); owner != nil {
@@ -561,6 +567,20 @@ func (f *File) addFunction(n *Node, name, scope string, parent *Function) *Funct
 	f.funcByNode[n] = fn
 	f.Functions = append(f.Functions, fn)
 	return fn
+}
+
+// ParamType is the dotted text of the annotation of fn's parameter name; ok is false when
+// fn has no such parameter or it has none.
+func (fn *Function) ParamType(name string) (typ string, ok bool) {
+	if fn.ParamTypes == nil {
+		return "", false
+	}
+	for i, p := range fn.Params {
+		if p == name && fn.ParamTypes[i] != "" {
+			typ, ok = fn.ParamTypes[i], true // the last, as a map by name would hold
+		}
+	}
+	return typ, ok
 }
 
 // firstNamed is a `type` node's expression (nil-safe).

@@ -954,3 +954,21 @@ def f():
 		t.Errorf("the fixtures hold %d assignments and %d except clauses: too few to say anything", total[0], total[1])
 	}
 }
+
+// TestParamTypes: a parameter's annotation is its dotted text, by name; untyped parameters
+// and names no parameter has have none.
+func TestParamTypes(t *testing.T) {
+	f := parse(t, "def fit(self, trainer: pl.Trainer, n: int = 3, *args, loader=None, opt: Optim = None, **kw):\n    pass\n\n\ndef g(a, b):\n    pass\n")
+	fit, g := f.Functions[0], f.Functions[1]
+	if want := []string{"self", "trainer", "n", "args", "loader", "opt", "kw"}; !slices.Equal(fit.Params, want) {
+		t.Errorf("params %v, want %v", fit.Params, want)
+	}
+	for name, want := range map[string]string{"trainer": "pl.Trainer", "n": "int", "opt": "Optim", "self": "", "loader": "", "kw": "", "other": ""} {
+		if got, ok := fit.ParamType(name); got != want || ok != (want != "") {
+			t.Errorf("ParamType(%s) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+	if _, ok := g.ParamType("a"); ok || g.ParamTypes != nil {
+		t.Errorf("an untyped function's parameter types: %q", g.ParamTypes)
+	}
+}
