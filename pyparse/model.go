@@ -42,10 +42,11 @@ type File struct {
 	// TreeCache (Result.Trees), zero otherwise.
 	TextHash [32]byte
 
-	// aliasOrder lists the indices of Imports by their Local name, those of one name in
-	// source order (Alias): 4 bytes an import where a map of the names took some 40, and
-	// an edited run builds the models of hundreds of kept trees.
-	aliasOrder []int32
+	// aliases maps each name an import binds to what the last such import binds it to
+	// (Alias), made on the first lookup: an edited run builds the models of hundreds of kept
+	// trees and looks up names in a few of them.
+	aliasOnce sync.Once
+	aliases   map[string]string
 	// callOrder lists the indices of Calls by their node's element in the tree's array,
 	// for CallOf (4 bytes a call where a map took some 46).
 	callOrder   []int32
@@ -444,11 +445,6 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 	f.Imports = slices.Clone(imports)
 	clear(imports[:cap(imports)])
 	sc.imports = imports[:0]
-	f.aliasOrder = make([]int32, len(f.Imports))
-	for i := range f.aliasOrder {
-		f.aliasOrder[i] = int32(i)
-	}
-	slices.SortStableFunc(f.aliasOrder, func(a, b int32) int { return strings.Compare(f.Imports[a].Local, f.Imports[b].Local) })
 	f.callOrder = make([]int32, len(f.Calls))
 	for i := range f.callOrder {
 		f.callOrder[i] = int32(i)
@@ -708,17 +704,14 @@ func (f *File) bind(imp Import) {
 // -> `torch`, `ec` -> `torch.cuda.empty_cache`, `cuda` -> `torch.cuda`), the last of them
 // in the file when several bind it; ok is false when no import binds the name.
 func (f *File) Alias(name string) (qualified string, ok bool) {
-	i, _ := slices.BinarySearchFunc(f.aliasOrder, name, func(e int32, name string) int {
-		// After every binding of name: the one before is its last.
-		if f.Imports[e].Local <= name {
-			return -1
+	f.aliasOnce.Do(func() {
+		f.aliases = make(map[string]string, len(f.Imports))
+		for _, imp := range f.Imports {
+			f.aliases[imp.Local] = imp.Qualified
 		}
-		return 1
 	})
-	if i == 0 || f.Imports[f.aliasOrder[i-1]].Local != name {
-		return "", false
-	}
-	return f.Imports[f.aliasOrder[i-1]].Qualified, true
+	qualified, ok = f.aliases[name]
+	return qualified, ok
 }
 
 // Pos converts a byte offset to a token.Pos in the file's FileSet (NoPos when the file was
