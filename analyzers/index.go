@@ -1,7 +1,6 @@
 package analyzers
 
 import (
-	"bytes"
 	"iter"
 	"maps"
 	"os"
@@ -492,7 +491,7 @@ func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
 
 // globalSelfOf is globalSelf read from f.
 func globalSelfOf(f *pyparse.File) map[string]*pyparse.Class {
-	if !bytes.Contains(f.Src, []byte("global ")) {
+	if !f.HasGlobal() {
 		return nil
 	}
 	m := map[string]*pyparse.Class{}

@@ -54,6 +54,8 @@ type File struct {
 	classByNode map[*Node]*Class
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
+	// global: the file has a global statement (HasGlobal).
+	global bool
 	// assignNodes and exceptNodes are the file's assignments (plain and augmented) and its
 	// except clauses, in the order a walk of the tree meets them (Assignments,
 	// ExceptClauses): collected by the model's one walk for the analyses that would walk
@@ -358,6 +360,9 @@ func (f *File) Qualify(dotted string) string {
 // cost is linear in the tree. (A tree-sitter query did this before: its cursor keeps one
 // pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
 // recovery builds from an unclosed bracket, each node cost time in the depth.)
+// HasGlobal reports whether the file has a `global` statement anywhere.
+func (f *File) HasGlobal() bool { return f.global }
+
 // Assignments are the file's assignment and augmented_assignment nodes, in any scope, in
 // the order Root.Walk meets them. The slice is the file's: not to be changed.
 func (f *File) Assignments() []*Node { return f.assignNodes }
@@ -414,6 +419,8 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 			assigns = append(assigns, n)
 		case modelExcept:
 			excepts = append(excepts, n)
+		case modelGlobal:
+			f.global = true
 		case modelCall:
 			fun, args := n.childrenByFieldID(fieldIDs.function, fieldIDs.arguments)
 			if fun != nil && fun.Named() && args != nil && args.Named() {
@@ -474,6 +481,7 @@ const (
 	modelAssignment
 	modelExcept
 	modelCall
+	modelGlobal
 )
 
 // modelKinds is each grammar symbol's modelKind (loadLanguage), so that the model's walk of
@@ -499,6 +507,8 @@ func modelKindOf(kind string) modelKind {
 		return modelExcept
 	case "call":
 		return modelCall
+	case "global_statement":
+		return modelGlobal
 	}
 	return modelOther
 }

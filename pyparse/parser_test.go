@@ -972,3 +972,17 @@ func TestParamTypes(t *testing.T) {
 		t.Errorf("an untyped function's parameter types: %q", g.ParamTypes)
 	}
 }
+
+// TestHasGlobal: a global statement anywhere in the file, not the word in a comment or a
+// string.
+func TestHasGlobal(t *testing.T) {
+	for src, want := range map[string]bool{
+		"class A:\n    def f(self):\n        global g\n        g = self\n": true,
+		"global x\nx = 1\n":                true,
+		"# global state\ns = 'global x'\n": false,
+	} {
+		if got := parse(t, src).HasGlobal(); got != want {
+			t.Errorf("HasGlobal of %q = %v, want %v", src, got, want)
+		}
+	}
+}
