@@ -379,7 +379,8 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 	// sc's buffers, which a parser keeps from file to file, and the file keeps copies of
 	// their exact size: an edited run builds the models of hundreds of kept trees, and
 	// every byte it allocates is a fresh page to fault in (the collector is held off).
-	stack := append(sc.frames[:0], modelFrame{n: root})
+	stack := sc.frames[:0]
+	stack = append(stack, modelFrame{n: root})
 	calls, assigns, excepts := sc.calls[:0], sc.assigns[:0], sc.excepts[:0]
 	f.Imports = sc.imports[:0] // bind appends to it
 	defer func() {
