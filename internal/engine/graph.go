@@ -89,12 +89,12 @@ func (rc *resultCache) keptGraph() *driver.Kept {
 		Rounds: e.a.Rounds, ImportsAsked: e.a.ImportsAsked, Lookups: lookups}
 }
 
-// saveGraph writes the graph store, its pieces one after another, and returns its digest for
-// the entry, nil when it was not written; and removes the stores of other entries left
-// untouched for treeStaleAfter.
-func (rc *resultCache) saveGraph(pieces [][]byte) []byte {
+// saveGraph writes the graph store, its pieces one after another, and removes the stores of
+// other entries left untouched for treeStaleAfter; a store that cannot be written is left
+// out (graphDigest names it in the entry).
+func (rc *resultCache) saveGraph(pieces [][]byte) {
 	if err := prepareDir(rc.dir); err != nil {
-		return nil
+		return
 	}
 	err := writeAtomicWith(rc.dir, rc.graphFile(), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, digestBlock)
@@ -106,10 +106,9 @@ func (rc *resultCache) saveGraph(pieces [][]byte) []byte {
 		return bw.Flush()
 	})
 	if err != nil {
-		return nil
+		return
 	}
 	removeStale(rc.dir, graphSuffix, rc.graphFile())
-	return graphDigest(pieces, rc.jobs)
 }
 
 // graphDigest names a graph store's contents (the pieces put together): the CRC-32C and the
