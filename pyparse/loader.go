@@ -298,9 +298,9 @@ func (r *Result) scanOne(path string, needles *identSet) (o scanned) {
 
 // KnowTexts takes, before the first ParseMatching, the hashes of the texts an earlier run
 // parsed of files that have not changed since (hash gives one by path; ok false for a file
-// it cannot vouch for): such a file's text is taken from its kept tree (Trees, KeptText),
-// neither read nor hashed again, when the tree is there and whole; otherwise it is read.
-// The hash must be of the text as read would give it.
+// it cannot vouch for): such a file's text is taken from its kept tree (Trees: an entry
+// holds its text), neither read nor hashed again, when the tree is there and whole;
+// otherwise it is read. The hash must be of the text as read would give it.
 func (r *Result) KnowTexts(hash func(path string) ([32]byte, bool)) { r.texts = hash }
 
 // keptText is path's text from its kept tree (KnowTexts), the tree's entry and the text's

@@ -383,11 +383,15 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 	stack = append(stack, modelFrame{n: root})
 	calls, assigns, excepts := sc.calls[:0], sc.assigns[:0], sc.excepts[:0]
 	f.Imports = sc.imports[:0] // bind appends to it
+	// What a file put in them is cleared after it (the rest of each is clear already, from
+	// the file before or from its allocation), so that they keep no tree of it alive. The
+	// stack is cleared to its deepest, which its length no longer shows.
+	deepest := len(stack)
 	defer func() {
-		clear(stack[:cap(stack)])
-		clear(calls[:cap(calls)])
-		clear(assigns[:cap(assigns)])
-		clear(excepts[:cap(excepts)])
+		clear(stack[:deepest])
+		clear(calls)
+		clear(assigns)
+		clear(excepts)
 		sc.frames, sc.calls, sc.assigns, sc.excepts = stack[:0], calls[:0], assigns[:0], excepts[:0]
 	}()
 	for len(stack) > 0 {
@@ -440,6 +444,7 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 				stack = append(stack, modelFrame{n: c, fn: fn, scope: scope})
 			}
 		}
+		deepest = max(deepest, len(stack))
 	}
 	if len(calls) > 0 {
 		slab := slices.Clone(calls)
@@ -451,7 +456,7 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 	f.assignNodes, f.exceptNodes = slices.Clone(assigns), slices.Clone(excepts)
 	imports := f.Imports
 	f.Imports = slices.Clone(imports)
-	clear(imports[:cap(imports)])
+	clear(imports)
 	sc.imports = imports[:0]
 	f.callOrder = make([]int32, len(f.Calls))
 	for i := range f.callOrder {

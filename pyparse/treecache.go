@@ -112,17 +112,6 @@ func DecodeTree(path string, src, data []byte) (*File, error) {
 	return decodeTree(path, src, data, new(scratch))
 }
 
-// KeptText is the text an encoded tree was parsed from, a slice of data; nil when data is
-// not a whole entry of this format (its checksum does not hold, or its header does not
-// read).
-func KeptText(data []byte) []byte {
-	if !wholeEntry(data) {
-		return nil
-	}
-	_, text := readHeader(data)
-	return text
-}
-
 // wholeEntry reports whether an encoded tree's checksum holds.
 func wholeEntry(data []byte) bool {
 	if len(data) < len(treeFormat)+4 {
@@ -157,7 +146,7 @@ func decodeTree(path string, src, data []byte, sc *scratch) (*File, error) {
 }
 
 // decodeWhole is decodeTree of an entry whose checksum holds (wholeEntry). A nil src is the
-// entry's own text (KeptText): the checksum covers it and the tree's table of line starts
+// entry's own text (readHeader's): the checksum covers it and the tree's table of line starts
 // alike, so the table is checked for its shape (starts in order, inside the text) rather
 // than against the text's lines, which finding would cost a pass over the text.
 func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error) {
@@ -220,7 +209,8 @@ func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error
 
 // wholeTree reports whether nodes is a tree's array (see Node) of count nodes over a text of
 // size bytes whose line starts are lines: its table holds those lines (with lines nil, line
-// starts from 0 in order, none past the text) and the large child counts (by element, each of a node whose own count says the table holds it); every node
+// starts from 0 in order, none past the text) and the large child counts (by element, each
+// of a node whose own count says the table holds it); every node
 // lies inside the text and has a kind and field of the grammar; the root is element 0;
 // each node's children are consecutive elements after it, inside the nodes, each a
 // distance up to it that is their distance down from it; and the children number count-1

@@ -203,7 +203,7 @@ func TestTreeDecodeRejects(t *testing.T) {
 					t.Errorf("byte %d ^ %#x: %s", i, x, problem)
 				}
 			}
-			// With the entry's own text (KeptText), which the checksum vouches for with
+			// With the entry's own text (a nil src), which the checksum vouches for with
 			// the line starts: a tree safe to read, whatever its text says.
 			if g, err := DecodeTree("t.py", nil, entry); err == nil {
 				if problem := brokenTree(g); problem != "" {
