@@ -252,6 +252,13 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 			if c == nil {
 				return true
 			}
+			// Qualifying a dotted callee rewrites its head (an import's alias, a name bound
+			// to a module or to `os.environ`), never its last name: a call whose last name is
+			// none of those below sets nothing, and is not qualified (the walk meets every
+			// call of the file, and qualifying one resolves names).
+			if i := strings.LastIndexByte(c.Callee, '.'); i >= 0 && !settingCalls[c.Callee[i+1:]] {
+				return true
+			}
 			q := g.Project.qualifiedCallee(f, c)
 			last := q[strings.LastIndex(q, ".")+1:]
 			switch last {
@@ -284,6 +291,9 @@ func findSettings(g *CallGraph, f *pyparse.File) []*confSetting {
 	})
 	return out
 }
+
+// settingCalls are the last names of the calls findSettings reads a setting from.
+var settingCalls = map[string]bool{"update": true, "dict": true, "setdefault": true, "putenv": true, "setenv": true}
 
 // litValue is a config value as far as the source shows it: literal parts and holes, with
 // where each byte of the value comes from, so a problem can point into the literal.

@@ -13,6 +13,9 @@ subprocess.run(["python", "train.py"], env={**os.environ, "PYTORCH_CUDA_ALLOC_CO
 os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "garbage_collection_threshold:0")  # want "CL011 .*strictly between 0 and 1"
 os.environ.update(PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:128MB")  # want "CL011 .*reads only the leading integer"
 os.environ["PYTORCH_ALLOC_CONF"] = "max_split_size_mb:" + str(128) + ",expandable_segment:True"  # want "CL011 .*did you mean expandable_segments"
+# A child's environment built with dict(), and a test's monkeypatch.setenv.
+subprocess.run(["python", "eval.py"], env=dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="garbage_collection_threshold:1.5"))  # want "CL011 .*strictly between 0 and 1"
+monkeypatch.setenv("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:10")  # want "CL011 PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb:10 is below the minimum"
 
 # Silent: values cachelint cannot see, a bytes literal, and valid values in every form.
 conf = os.environ.get("MY_CONF", "")
