@@ -103,14 +103,19 @@ func (suite) Matcher(needles []string) func(src []byte, asked map[string]bool) b
 
 // SyntaxErrors parses src on its own.
 func (suite) SyntaxErrors(ctx context.Context, path string, src []byte) (int, error) {
-	p, err := pyparse.NewParser()
-	if err != nil {
-		return 0, err
-	}
-	defer p.Close()
-	f, err := p.Parse(ctx, path, src)
+	f, err := pyparse.ParseAlone(ctx, path, src)
 	if err != nil {
 		return 0, err
 	}
 	return len(f.Errors), nil
+}
+
+func (suite) TreeKey(src []byte) string { return pyparse.TreeKey(src) }
+
+func (suite) Tree(ctx context.Context, path string, src []byte) ([]byte, error) {
+	f, err := pyparse.ParseAlone(ctx, path, src)
+	if err != nil {
+		return nil, err
+	}
+	return pyparse.EncodeTree(f), nil
 }

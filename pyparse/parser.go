@@ -123,6 +123,17 @@ func (p *Parser) Close() {
 // ErrTimeout is returned when a file takes longer than its budget to parse.
 var ErrTimeout = errors.New("parsing took longer than its budget")
 
+// ParseAlone parses one file with a Parser of its own (Parse), for a caller that parses a
+// file now and then rather than many in a row.
+func ParseAlone(ctx context.Context, path string, src []byte) (*File, error) {
+	p, err := NewParser()
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Parse(ctx, path, src)
+}
+
 // Parse parses src (the contents of path) and builds its model. Syntax errors do not fail the
 // parse: they are listed in File.Errors. An error is returned only when no tree could be built
 // (timeout, cancellation).

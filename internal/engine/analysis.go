@@ -24,6 +24,11 @@ type Analysis interface {
 	// SyntaxErrors counts the syntax errors in src, to check that a fix does not break a
 	// file; an error means no tree could be built at all.
 	SyntaxErrors(ctx context.Context, path string, src []byte) (int, error)
+	// TreeKey is the key a tree store (driver.Settings.Trees) keeps src's tree under, and
+	// Tree that tree, encoded, parsed now: a run parses the files an edit changed ahead of
+	// its own parse (parseAhead) and hands their trees to it through the store.
+	TreeKey(src []byte) string
+	Tree(ctx context.Context, path string, src []byte) ([]byte, error)
 }
 
 // Facts are what the engine reads from one run: the parsed files, the files that failed,

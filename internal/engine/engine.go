@@ -382,6 +382,13 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 			trees = cache.trees()
 			defer trees.close()
 			settings.Trees = trees
+			if e := cache.edited; e != nil {
+				// The files an edit changed are parsed while the run gets to its parse.
+				if testHookParseAhead != nil {
+					testHookParseAhead(e.changed)
+				}
+				defer parseAhead(ctx, trees, opts.Analysis, pr.readFile, e.changed)()
+			}
 			region := trace.StartRegion(ctx, "kept signatures")
 			sigs := cache.signatures()
 			region.End()
@@ -415,6 +422,11 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 		pr.a = pr.analyse(opts.Jobs)
 		region.End()
 		out.Stats.Reused, out.Stats.Unread, out.Stats.Kept, out.Stats.KeptMiss = pr.facts.Reused, pr.facts.Unread, pr.facts.Kept, pr.facts.KeptMiss
+		if trees != nil {
+			trees.mu.Lock()
+			out.Stats.Reused -= trees.aheadTaken // parsed ahead, then decoded: not kept
+			trees.mu.Unlock()
+		}
 		out.Stats.KeptAgain = pr.facts.KeptAgain
 		out.Stats.CacheCalls, out.Stats.Classified = pr.facts.CacheCalls, pr.facts.Classified
 		if cache != nil {
@@ -497,6 +509,9 @@ func (pr *project) readFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// testHookParseAhead, set by tests, sees the files a run parses ahead (parseAhead).
+var testHookParseAhead func(paths []string)
 
 // testHookRead, set by tests, sees each file readFile reads.
 var testHookRead func(path string)

@@ -43,6 +43,10 @@ func TreeSpans(dir string) (map[string][][2]int64, error) {
 	return out, err
 }
 
+// SetParseAheadHook sets the function a run calls with the files it parses ahead (nil:
+// none).
+func SetParseAheadHook(f func(paths []string)) { testHookParseAhead = f }
+
 // SetReadHook sets the function readFile runs as it reads a file for the analysis (nil:
 // none).
 func SetReadHook(f func(path string)) { testHookRead = f }

@@ -477,8 +477,9 @@ func TestGraphKeptPausesGC(t *testing.T) {
 
 // TestKeptTextsNotRead: after an edit, the files the last run parsed and that have not
 // changed since are taken from their kept trees, text and tree, not read from disk; the
-// file edited is read, and so is a notebook (reading it says which of its cells are
-// malformed). The run gives what a run without the cache gives.
+// file edited is read (and parsed ahead of the run's parse), and so is a notebook (reading
+// it says which of its cells are malformed). The run gives what a run without the cache
+// gives.
 func TestKeptTextsNotRead(t *testing.T) {
 	dir := cacheProject(t)
 	cell := func(src string) string {
@@ -505,8 +506,14 @@ func TestKeptTextsNotRead(t *testing.T) {
 		mu.Unlock()
 	})
 	t.Cleanup(func() { engine.SetReadHook(nil) })
+	var ahead []string
+	engine.SetParseAheadHook(func(paths []string) { ahead = paths })
+	t.Cleanup(func() { engine.SetParseAheadHook(nil) })
 	res, got := runCached(t, cacheDir, []string{dir}, dir)
 	engine.SetReadHook(nil)
+	if len(ahead) != 1 || filepath.Base(ahead[0]) != "train.py" {
+		t.Errorf("files parsed ahead %q, want the edited train.py", ahead)
+	}
 	if res.Stats.Kept == 0 {
 		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
 	}

@@ -2,11 +2,15 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/cachelint/cachelint/pyparse"
 )
 
 // storeRun is one run's use of a tree store: the trees it reads (and finds), then those it
@@ -175,4 +179,59 @@ func TestTreeHandedOutOnce(t *testing.T) {
 			t.Errorf("tree %s not handed out where its pack's mapping holds it", k)
 		}
 	}
+}
+
+// TestParseAhead: a file parsed ahead of the run's parse is handed to it by key, waited for
+// while its parse is under way, once; the store says it holds the key meanwhile; the tree
+// goes into the run's pack, for the next run. A file that cannot be read is left to the run.
+func TestParseAhead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "trees-x")
+	src := []byte(strings.Repeat("def f(x):\n    for b in x:\n        torch.cuda.empty_cache()\n", 3000))
+	key := pyparse.TreeKey(src)
+	read := func(path string) ([]byte, error) {
+		if path == "gone.py" {
+			return nil, os.ErrNotExist
+		}
+		return src, nil
+	}
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	wait := parseAhead(context.Background(), s, parsing{}, read, []string{"train.py", "gone.py", "copy.py"})
+	if !s.Holds(key) {
+		t.Error("the store does not hold a tree being parsed ahead")
+	}
+	tree := s.Get(key) // at once: the parse of 9,000 lines is still under way
+	if tree == nil {
+		t.Fatal("the tree parsed ahead was not handed out")
+	}
+	if f, err := pyparse.DecodeTree("train.py", src, tree); err != nil || len(f.Calls) != 3000 {
+		t.Fatalf("the tree parsed ahead does not decode as the file's: %v", err)
+	}
+	if again := s.Get(key); again != nil {
+		t.Error("a tree parsed ahead handed out twice")
+	}
+	wait()
+	if s.aheadTaken != 1 {
+		t.Errorf("%d trees parsed ahead taken, want 1", s.aheadTaken)
+	}
+	s.finish()
+	s.close()
+	next := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer next.close()
+	if kept := next.Get(key); !bytes.Equal(kept, tree) {
+		t.Errorf("the tree parsed ahead was not kept for the next run (%d bytes of %d)", len(kept), len(tree))
+	}
+}
+
+// parsing is an Analysis that parses with pyparse (the analyzers' own, which this package's
+// tests cannot import), for parseAhead; it has nothing else.
+type parsing struct{ Analysis }
+
+func (parsing) TreeKey(src []byte) string { return pyparse.TreeKey(src) }
+
+func (parsing) Tree(ctx context.Context, path string, src []byte) ([]byte, error) {
+	f, err := pyparse.ParseAlone(ctx, path, src)
+	if err != nil {
+		return nil, err
+	}
+	return pyparse.EncodeTree(f), nil
 }
