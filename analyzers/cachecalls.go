@@ -228,6 +228,7 @@ func runCacheCalls(pass *driver.Pass) (any, error) {
 // helper's caller types a parameter with. It asks the bases of helper methods' classes to be
 // looked up (wantBases).
 func (proj *project) graphNeedles(g *CallGraph, add func(string)) {
+	proj.readOwnLoops(g)
 	for fn := range g.Helpers {
 		needs := g.needsCallers(fn)
 		if fn.Class != nil && needs {
@@ -799,13 +800,7 @@ func searchable(fn *pyparse.Function) bool {
 // callers' files need not be searched for — this keeps `train()`, `fit()` and `main()` from
 // pulling in every file that mentions them.
 func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
-	if g.targetsIn == nil {
-		g.targetsIn = map[*pyparse.Function][]*Target{}
-		for _, t := range g.Targets {
-			g.targetsIn[t.Call.Function] = append(g.targetsIn[t.Call.Function], t)
-		}
-	}
-	for _, t := range g.targetsIn[fn] {
+	for _, t := range g.targetsOf(fn) {
 		if !g.Project.inOwnLoop(t.File, t.Call.Node) {
 			return true
 		}
@@ -816,6 +811,59 @@ func (g *CallGraph) needsCallers(fn *pyparse.Function) bool {
 		}
 	}
 	return false
+}
+
+// targetsOf are the targets in fn's own body.
+func (g *CallGraph) targetsOf(fn *pyparse.Function) []*Target {
+	if g.targetsIn == nil {
+		g.targetsIn = map[*pyparse.Function][]*Target{}
+		for _, t := range g.Targets {
+			g.targetsIn[t.Call.Function] = append(g.targetsIn[t.Call.Function], t)
+		}
+	}
+	return g.targetsIn[fn]
+}
+
+// ownLoopsPerJob is the least number of calls whose loops (inOwnLoop) are worth a goroutine.
+var ownLoopsPerJob = 256
+
+// readOwnLoops reads on every CPU, into the memo of inOwnLoop, whether each call that
+// needsCallers may ask about sits in a step loop of its function: the cache calls in the
+// helpers and the helpers' calls of helpers. graphNeedles asks about them one helper after
+// another, each round (an edited run of diffusers: 2 ms of its one goroutine).
+func (p *project) readOwnLoops(g *CallGraph) {
+	type site struct {
+		f *pyparse.File
+		n *pyparse.Node
+	}
+	var sites []site
+	seen := map[*pyparse.Node]bool{}
+	add := func(f *pyparse.File, n *pyparse.Node) {
+		if _, ok := p.ownLoops[n]; !ok && !seen[n] {
+			seen[n] = true
+			sites = append(sites, site{f, n})
+		}
+	}
+	for fn := range g.Helpers {
+		for _, t := range g.targetsOf(fn) {
+			add(t.File, t.Call.Node)
+		}
+		for _, e := range g.Inner[fn] {
+			add(e.File, e.Call.Node)
+		}
+	}
+	jobs := p.jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if jobs = min(jobs, len(sites)/ownLoopsPerJob); jobs <= 1 {
+		return // asked one by one
+	}
+	in := make([]bool, len(sites))
+	parallel.For(len(sites), jobs, func(_, i int) { in[i] = inOwnLoop(sites[i].f, sites[i].n) })
+	for i, s := range sites {
+		p.ownLoops[s.n] = in[i]
+	}
 }
 
 // inOwnLoop is the package's inOwnLoop, memoized per call for the whole run: each round asks
