@@ -120,14 +120,15 @@ func roundByRound(t *testing.T, dir string, files, order []string, jobs int) (ro
 	return orderedGraphText(g), orderedGraphText(buildGraph(proj, res, nil, newGraphMemo()))
 }
 
-// smallShares makes every file and every class base worth a goroutine of its own (reindex)
-// and cuts a file's calls into shares of two (graphsOf), for the test t.
+// smallShares makes every file, every class base and every helper's call worth a
+// goroutine of its own (reindex, readOwnLoops) and cuts a file's calls into shares of two
+// (graphsOf), for the test t.
 func smallShares(t *testing.T) {
-	text, bases, calls, share := bytesPerJob, basesPerJob, callsPerJob, callsPerShare
+	text, bases, calls, share, loops := bytesPerJob, basesPerJob, callsPerJob, callsPerShare, ownLoopsPerJob
 	t.Cleanup(func() {
-		bytesPerJob, basesPerJob, callsPerJob, callsPerShare = text, bases, calls, share
+		bytesPerJob, basesPerJob, callsPerJob, callsPerShare, ownLoopsPerJob = text, bases, calls, share, loops
 	})
-	bytesPerJob, basesPerJob, callsPerJob, callsPerShare = 1, 1, 1, 2
+	bytesPerJob, basesPerJob, callsPerJob, callsPerShare, ownLoopsPerJob = 1, 1, 1, 2, 1
 }
 
 func reversed(s []string) []string {
@@ -139,7 +140,8 @@ func reversed(s []string) []string {
 // TestGraphInParallel: a graph whose calls are resolved by several goroutines, each with its
 // own caches, a file's calls in shares of two (graphsOf), and whose files' bindings were read
 // by several (reindex), is the graph one resolves, edges in the same order, with the same
-// modules wanted next. Run with -race, it also holds the goroutines to what they share: the
+// needles for the next round (the loops around helpers' calls read by several:
+// readOwnLoops) and the same modules wanted next. Run with -race, it also holds the goroutines to what they share: the
 // round's tables, read only, and the probe table.
 func TestGraphInParallel(t *testing.T) {
 	smallShares(t)
@@ -155,7 +157,10 @@ func TestGraphInParallel(t *testing.T) {
 			proj.reindex()
 			memo := newGraphMemo()
 			memo.jobs = jobs
-			graphs = append(graphs, orderedGraphText(buildGraph(proj, res, nil, memo)))
+			g := buildGraph(proj, res, nil, memo)
+			needles := map[string]bool{}
+			proj.graphNeedles(g, func(n string) { needles[n] = true })
+			graphs = append(graphs, orderedGraphText(g)+"needles "+strings.Join(slices.Sorted(maps.Keys(needles)), " "))
 			wants = append(wants, strings.Join(slices.Sorted(maps.Keys(proj.want)), "\n"))
 		}
 		if graphs[0] != graphs[1] {
