@@ -832,26 +832,19 @@ var ownLoopsPerJob = 256
 // helpers and the helpers' calls of helpers. graphNeedles asks about them one helper after
 // another, each round (an edited run of diffusers: 2 ms of its one goroutine).
 func (p *project) readOwnLoops(g *CallGraph) {
-	type site struct {
-		f *pyparse.File
-		n *pyparse.Node
-	}
-	var sites []site
-	seen := map[*pyparse.Node]bool{}
-	add := func(f *pyparse.File, n *pyparse.Node) {
-		if _, ok := p.ownLoops[n]; !ok && !seen[n] {
-			seen[n] = true
-			sites = append(sites, site{f, n})
-		}
-	}
+	var set callSites
 	for fn := range g.Helpers {
 		for _, t := range g.targetsOf(fn) {
-			add(t.File, t.Call.Node)
+			set.add(t.File, t.Call)
 		}
 		for _, e := range g.Inner[fn] {
-			add(e.File, e.Call.Node)
+			set.add(e.File, e.Call)
 		}
 	}
+	sites := slices.DeleteFunc(set.list, func(s callSite) bool {
+		_, read := p.ownLoops[s.call.Node]
+		return read
+	})
 	jobs := p.jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -860,9 +853,9 @@ func (p *project) readOwnLoops(g *CallGraph) {
 		return // asked one by one
 	}
 	in := make([]bool, len(sites))
-	parallel.For(len(sites), jobs, func(_, i int) { in[i] = inOwnLoop(sites[i].f, sites[i].n) })
+	parallel.For(len(sites), jobs, func(_, i int) { in[i] = inOwnLoop(sites[i].f, sites[i].call.Node) })
 	for i, s := range sites {
-		p.ownLoops[s.n] = in[i]
+		p.ownLoops[s.call.Node] = in[i]
 	}
 }
 

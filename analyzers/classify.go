@@ -477,26 +477,16 @@ var sitesPerJob = 32
 // run in order (what one cache call followed up to a helper's callers stands for the next:
 // walked). Each goroutine has a classifier and a view of the project of its own.
 func (a *classifier) prewarm(targets []*Target, through map[*pyparse.Function]bool, jobs int) {
-	type site struct {
-		f    *pyparse.File
-		call *pyparse.Call
-	}
-	var sites []site
-	seen := map[*pyparse.Node]bool{}
-	add := func(f *pyparse.File, c *pyparse.Call) {
-		if !seen[c.Node] {
-			seen[c.Node] = true
-			sites = append(sites, site{f, c})
-		}
-	}
+	var set callSites
 	for _, t := range targets {
-		add(t.File, t.Call)
+		set.add(t.File, t.Call)
 	}
 	for fn := range through {
 		for _, e := range a.g.Callers[fn] {
-			add(e.File, e.Call)
+			set.add(e.File, e.Call)
 		}
 	}
+	sites := set.list
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
@@ -549,6 +539,29 @@ func (a *classifier) prewarm(targets []*Target, through map[*pyparse.Function]bo
 		maps.Copy(a.freqs, c.freqs)
 		maps.Copy(a.patterns, c.patterns)
 		maps.Copy(a.ownPattern, c.ownPattern)
+	}
+}
+
+// callSites are call sites, each once, in the order they were added.
+type callSites struct {
+	list []callSite
+	seen map[*pyparse.Node]bool
+}
+
+// callSite is a call in its file.
+type callSite struct {
+	f    *pyparse.File
+	call *pyparse.Call
+}
+
+// add adds the call c of f unless it was added before.
+func (s *callSites) add(f *pyparse.File, c *pyparse.Call) {
+	if s.seen == nil {
+		s.seen = map[*pyparse.Node]bool{}
+	}
+	if !s.seen[c.Node] {
+		s.seen[c.Node] = true
+		s.list = append(s.list, callSite{f, c})
 	}
 }
 
