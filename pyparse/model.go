@@ -43,7 +43,7 @@ type File struct {
 	TextHash [32]byte
 
 	// aliases maps each name an import binds to what the last such import binds it to
-	// (Alias), made on the first lookup: an edited run builds the models of hundreds of kept
+	// (Alias), made on the first lookup: an edited run reads the models of hundreds of kept
 	// trees and looks up names in a few of them.
 	aliasOnce sync.Once
 	aliases   map[string]string
@@ -377,8 +377,9 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 	src := f.Src
 	// The walk's stack, the calls, imports, assignments and except clauses are gathered in
 	// sc's buffers, which a parser keeps from file to file, and the file keeps copies of
-	// their exact size: an edited run builds the models of hundreds of kept trees, and
-	// every byte it allocates is a fresh page to fault in (the collector is held off).
+	// their exact size: a cold run builds the models of thousands of files, and every byte
+	// it allocates is a page to fault in. (An unchanged file's model is read back with its
+	// kept tree: readModel.)
 	stack := sc.frames[:0]
 	stack = append(stack, modelFrame{n: root})
 	calls, assigns, excepts := sc.calls[:0], sc.assigns[:0], sc.excepts[:0]

@@ -29,8 +29,8 @@ type TreeCache interface {
 }
 
 // treeFormat names the layout of an encoded tree and what the parse keeps of a tree (which
-// nodes, which errors): change it whenever either changes.
-const treeFormat = "cachelint-tree-6"
+// nodes, which errors, what model): change it whenever either changes.
+const treeFormat = "cachelint-tree-7"
 
 var (
 	grammarOnce sync.Once
@@ -60,8 +60,9 @@ func treeKeyOf(text [32]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// EncodeTree writes f's text, tree and syntax errors: a header (the format, the text's
-// length, the text itself, the errors, the tree's number of nodes and of elements), then the
+// EncodeTree writes f's text, tree, syntax errors and model: a header (the format, the
+// text's length, the text itself, the errors, the model as appendModel writes it, the
+// tree's number of nodes and of elements), then the
 // tree's array itself as it lies in memory (see Node: its nodes, then its table of line
 // starts and large child counts), starting at a multiple of 8 bytes, then a CRC-32C of all
 // that, so that a tree changed on disk is refused, not read as another tree (one bit
@@ -72,7 +73,8 @@ func treeKeyOf(text [32]byte) string {
 // text is kept so that a later run can take an unchanged file's text and tree together, by
 // the hash of the text an earlier run recorded (KnowTexts), without reading and hashing the
 // file: a tenth of the CPU of an edited run of diffusers went to reading and hashing the
-// texts of the 531 files whose trees it took from the cache.
+// texts of the 531 files whose trees it took from the cache. The model is kept so that an
+// unchanged file's model is read rather than built again from its tree (modelcodec.go).
 func EncodeTree(f *File) []byte {
 	nodes := f.Root.array()
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(nodes))), len(nodes)*nodeSize)
@@ -87,6 +89,9 @@ func EncodeTree(f *File) []byte {
 		buf = binary.AppendUvarint(buf, uint64(len(e.Msg)))
 		buf = append(buf, e.Msg...)
 	}
+	model := appendModel(nil, f)
+	buf = binary.AppendUvarint(buf, uint64(len(model)))
+	buf = append(buf, model...)
 	buf = binary.AppendUvarint(buf, uint64(-f.Root.up))
 	buf = binary.AppendUvarint(buf, uint64(len(nodes)))
 	buf = append(buf, make([]byte, -len(buf)&(treeAlign-1))...)
@@ -181,6 +186,7 @@ func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error
 			return nil, errCorruptTree
 		}
 	}
+	model := d.bytes(int(min(d.uvarint(), uint64(len(data)))))
 	count, size := d.uvarint(), d.uvarint()
 	d.bytes(-d.pos & (treeAlign - 1))
 	if d.err != nil || count < 1 || count >= size || size > math.MaxInt32 || uint64(len(data)-d.pos) != size*uint64(nodeSize) {
@@ -203,7 +209,9 @@ func decodeWhole(path string, src, data []byte, sc *scratch) (f *File, err error
 		return nil, errCorruptTree
 	}
 	f.Root = &nodes[0]
-	f.buildModel(f.Root, sc)
+	if !f.readModel(model, nodes, int32(count)) {
+		return nil, errCorruptTree
+	}
 	return f, nil
 }
 

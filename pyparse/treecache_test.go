@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,9 +134,30 @@ func nodeDump(root *Node) string {
 
 func modelDump(f *File) string {
 	var b strings.Builder
+	// A node by its element in the tree's array and its kind: the same in a parsed tree and
+	// in its copy read back.
+	node := func(n *Node) string {
+		if n == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%s@%d", n.Kind(), f.element(n)/uintptr(nodeSize))
+	}
+	nodes := func(ns []*Node) string {
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = node(n)
+		}
+		return fmt.Sprintf("%v", out)
+	}
+	fnName := func(fn *Function) string {
+		if fn == nil {
+			return "-"
+		}
+		return fn.QualName + "/" + node(fn.Node)
+	}
 	for _, imps := range [][]Import{f.Imports, f.StarImports} {
 		for _, imp := range imps {
-			fmt.Fprintf(&b, "import %s %s %s %d %s at %d\n", imp.Local, imp.Qualified, imp.Module, imp.Level, imp.Name, imp.Node.Start)
+			fmt.Fprintf(&b, "import %q %q %q %d %q at %s\n", imp.Local, imp.Qualified, imp.Module, imp.Level, imp.Name, node(imp.Node))
 		}
 	}
 	for _, imp := range f.Imports {
@@ -143,21 +165,37 @@ func modelDump(f *File) string {
 		fmt.Fprintf(&b, "alias %s %s\n", imp.Local, q)
 	}
 	for _, fn := range f.Functions {
-		fmt.Fprintf(&b, "func %s line %d params %v\n", fn.Name, fn.Node.Line(), fn.Params)
+		class := "-"
+		if fn.Class != nil {
+			class = fn.Class.QualName
+		}
+		fmt.Fprintf(&b, "func %q %q %s body %s class %s parent %s decorators %s params %q (nil %v) types %q (nil %v) async %v line %d\n",
+			fn.Name, fn.QualName, node(fn.Node), node(fn.Body), class, fnName(fn.Parent), nodes(fn.Decorators),
+			fn.Params, fn.Params == nil, fn.ParamTypes, fn.ParamTypes == nil, fn.Async, fn.Node.Line())
+		if f.FunctionOf(fn.Node) != fn {
+			fmt.Fprintf(&b, "  FunctionOf(%s) is not it\n", node(fn.Node))
+		}
 	}
 	for _, c := range f.Classes {
-		fmt.Fprintf(&b, "class %s bases %v methods %d\n", c.Name, c.Bases, len(c.Methods))
+		methods := slices.Sorted(maps.Keys(c.Methods))
+		for i, m := range methods {
+			methods[i] += "=" + fnName(c.Methods[m])
+		}
+		fmt.Fprintf(&b, "class %q %q %s bases %q decorators %s methods %v\n", c.Name, c.QualName, node(c.Node), c.Bases, nodes(c.Decorators), methods)
+		if f.ClassOf(c.Node) != c {
+			fmt.Fprintf(&b, "  ClassOf(%s) is not it\n", node(c.Node))
+		}
 	}
 	for _, c := range f.Calls {
-		fn := ""
-		if c.Function != nil {
-			fn = c.Function.Name
+		fmt.Fprintf(&b, "call %q %s func %s args %s in %s\n", c.Callee, node(c.Node), node(c.Func), node(c.Args), fnName(c.Function))
+		if f.CallOf(c.Node) != c {
+			fmt.Fprintf(&b, "  CallOf(%s) is not it\n", node(c.Node))
 		}
-		fmt.Fprintf(&b, "call %s at %d in %s\n", c.Callee, c.Node.Start, fn)
 	}
 	for _, c := range f.Entered {
-		fmt.Fprintf(&b, "with %s at %d\n", c.Callee, c.Node.Start)
+		fmt.Fprintf(&b, "with %q %s func %s args %s in %s\n", c.Callee, node(c.Node), node(c.Func), node(c.Args), fnName(c.Function))
 	}
+	fmt.Fprintf(&b, "global %v\nassignments %s\nexcept clauses %s\n", f.HasGlobal(), nodes(f.Assignments()), nodes(f.ExceptClauses()))
 	return b.String()
 }
 
@@ -456,6 +494,66 @@ func brokenTree(f *File) string {
 			return true
 		})
 	}
+	if problem == "" {
+		problem = brokenModel(f, count)
+	}
+	return problem
+}
+
+// brokenModel says what makes a decoded file's model unsafe to read ("" when nothing
+// does): a node of it that is not one of the tree's count nodes, or a call CallOf does not
+// find. Every string of it is read.
+func brokenModel(f *File, count int) string {
+	problem := ""
+	node := func(n *Node) {
+		if n == nil || problem != "" {
+			return
+		}
+		if e := f.element(n); e%uintptr(nodeSize) != 0 || e/uintptr(nodeSize) >= uintptr(count) {
+			problem = fmt.Sprintf("a node of the model at byte %d of the tree's array of %d nodes", e, count)
+		}
+	}
+	nodes := func(ns []*Node) {
+		for _, n := range ns {
+			node(n)
+		}
+	}
+	read := func(ss ...string) {
+		for _, s := range ss {
+			_ = strings.Count(s, "\x00")
+		}
+	}
+	for _, imp := range slices.Concat(f.Imports, f.StarImports) {
+		node(imp.Node)
+		read(imp.Local, imp.Qualified, imp.Module, imp.Name)
+	}
+	for _, c := range f.Classes {
+		node(c.Node)
+		nodes(c.Decorators)
+		read(c.Name, c.QualName)
+		read(c.Bases...)
+	}
+	for _, fn := range f.Functions {
+		node(fn.Node)
+		node(fn.Body)
+		nodes(fn.Decorators)
+		read(fn.Name, fn.QualName)
+		read(fn.Params...)
+		read(fn.ParamTypes...)
+	}
+	for _, c := range slices.Concat(f.Calls, f.Entered) {
+		node(c.Node)
+		node(c.Func)
+		node(c.Args)
+		read(c.Callee)
+	}
+	nodes(f.Assignments())
+	nodes(f.ExceptClauses())
+	for _, c := range f.Calls {
+		if problem == "" && f.CallOf(c.Node) != c {
+			problem = fmt.Sprintf("CallOf does not find the call at element %d", f.element(c.Node)/uintptr(nodeSize))
+		}
+	}
 	return problem
 }
 
@@ -713,4 +811,47 @@ func sameModel(a, b *File) bool {
 		return out
 	}
 	return slices.Equal(callees(a), callees(b)) && len(a.Errors) == len(b.Errors)
+}
+
+// TestModelRejects: a kept model that names what its tree does not hold, or that readers
+// cannot trust, is refused with its tree (the checksum matching: written so), whatever
+// decoding it would otherwise give.
+func TestModelRejects(t *testing.T) {
+	src := []byte("import torch\n\nclass T:\n    def step(self, loader):\n        for b in loader:\n            torch.cuda.empty_cache()\n            self.log(b)\n")
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for name, tamper := range map[string]func(f *File){
+		"an import's statement is the tree's table": func(f *File) {
+			f.Imports[0].Node = &f.Root.array()[-f.Root.up]
+		},
+		"a with statement's item past the tree": func(f *File) {
+			f.Entered = []*Call{{Node: &f.Root.array()[len(f.Root.array())-1]}}
+		},
+		"a call's node is no call":    func(f *File) { f.Calls[0].Node = f.Functions[0].Node },
+		"a function's node is no def": func(f *File) { f.Functions[0].Node = f.Classes[0].Node },
+		"a class's node is no class":  func(f *File) { f.Classes[0].Node = f.Functions[0].Node },
+		"calls out of their order":    func(f *File) { f.callOrder[0], f.callOrder[1] = f.callOrder[1], f.callOrder[0] },
+		"a call twice in the order":   func(f *File) { f.callOrder[1] = f.callOrder[0] },
+		"types for fewer parameters":  func(f *File) { f.Functions[0].ParamTypes = []string{""} },
+	} {
+		f, err := p.Parse(context.Background(), "t.py", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Calls) < 2 || len(f.Functions) != 1 || len(f.Classes) != 1 {
+			t.Fatalf("the text's model: %d calls, %d functions, %d classes", len(f.Calls), len(f.Functions), len(f.Classes))
+		}
+		if _, err := DecodeTree("t.py", src, EncodeTree(f)); err != nil {
+			t.Fatalf("%s: the model as parsed: %v", name, err)
+		}
+		tamper(f)
+		for _, text := range [][]byte{src, nil} {
+			if _, err := DecodeTree("t.py", text, EncodeTree(f)); err == nil {
+				t.Errorf("%s: decoded (text given: %v)", name, text != nil)
+			}
+		}
+	}
 }

@@ -8,7 +8,10 @@
 //     "reindex", "graph", "prewarm", "follow", ...), its time and its time with one
 //     goroutine at work, per run (a trace, or each -within region);
 //   - with -region NAME, the functions CPU samples found during that phase's one-goroutine
-//     time (the traces must come from a run profiled too: go test's -cpuprofile with -trace).
+//     time (the traces must come from a run profiled too: go test's -cpuprofile with -trace);
+//     with -all, the samples found whatever the number of goroutines at work (what a run
+//     costs in CPU, which is what a machine of few cores waits for), and the leaf functions
+//     (runtime's included) by samples.
 //
 // Usage (bench/README.md, "What more cores cannot shorten"):
 //
@@ -31,8 +34,12 @@ import (
 	"golang.org/x/exp/trace"
 )
 
-// within, when set, is the region the time is counted in.
-var within string
+// within, when set, is the region the time is counted in; all counts every sample, not
+// only those of one-goroutine time.
+var (
+	within string
+	all    bool
+)
 
 type totals struct {
 	runs            int
@@ -41,18 +48,19 @@ type totals struct {
 	regionTime      map[string]int64
 	regionSerial    map[string]int64
 	samples, serial int
-	funcs           map[string]int
+	funcs, leaves   map[string]int
 }
 
 func main() {
 	region := flag.String("region", "", "list the functions sampled in this phase's one-goroutine time")
+	flag.BoolVar(&all, "all", false, "list the functions of every sample, not only of one-goroutine time")
 	flag.StringVar(&within, "within", "", "count only the time inside this region (each occurrence one run): \"edited run\" for BenchmarkCheckCorpusEdited")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: serial [-region NAME] TRACE...")
 		os.Exit(2)
 	}
-	t := &totals{byActive: map[int]int64{}, regionTime: map[string]int64{}, regionSerial: map[string]int64{}, funcs: map[string]int{}}
+	t := &totals{byActive: map[int]int64{}, regionTime: map[string]int64{}, regionSerial: map[string]int64{}, funcs: map[string]int{}, leaves: map[string]int{}}
 	for _, path := range flag.Args() {
 		if err := t.read(path, *region); err != nil {
 			fmt.Fprintf(os.Stderr, "serial: %s: %v\n", path, err)
@@ -118,10 +126,13 @@ func (t *totals) read(path, region string) error {
 				continue
 			}
 			t.samples++
-			if len(active) == 1 && (region == "" || region == phase) {
+			if (all || len(active) == 1) && (region == "" || region == phase) {
 				t.serial++
 				seen := map[string]bool{}
 				for fr := range ev.Stack().Frames() {
+					if len(seen) == 0 {
+						t.leaves[fr.Func]++
+					}
 					if !seen[fr.Func] {
 						seen[fr.Func] = true
 						t.funcs[fr.Func]++
@@ -199,8 +210,11 @@ func (t *totals) print(region string) {
 		return
 	}
 	what := "one-goroutine time"
+	if all {
+		what = "any time"
+	}
 	if region != "" {
-		what = "one-goroutine time in " + region
+		what += " in " + region
 	}
 	fmt.Printf("CPU samples: %d, %d of them in %s; functions by samples (inclusive):\n", t.samples, t.serial, what)
 	type fc struct {
@@ -216,6 +230,21 @@ func (t *totals) print(region string) {
 	sort.Slice(fs, func(i, j int) bool { return fs[i].c > fs[j].c || fs[i].c == fs[j].c && fs[i].f < fs[j].f })
 	for i, e := range fs {
 		if i == 40 {
+			break
+		}
+		fmt.Printf("  %5d %s\n", e.c, strings.TrimPrefix(e.f, "github.com/cachelint/cachelint/"))
+	}
+	if !all {
+		return
+	}
+	fs = fs[:0]
+	for f, c := range t.leaves {
+		fs = append(fs, fc{f, c})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].c > fs[j].c || fs[i].c == fs[j].c && fs[i].f < fs[j].f })
+	fmt.Println("leaf functions by samples:")
+	for i, e := range fs {
+		if i == 60 {
 			break
 		}
 		fmt.Printf("  %5d %s\n", e.c, strings.TrimPrefix(e.f, "github.com/cachelint/cachelint/"))
