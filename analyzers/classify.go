@@ -145,6 +145,10 @@ type classifier struct {
 	// same function passing up the same is not followed again. Without it a chain of N
 	// helpers that each empty the cache made O(N^2) records with O(N) chains each.
 	walked map[walkKey]walkDone
+	// inheritIDs and inheritTexts intern what walk keys inherit (inheritID): follow asks at
+	// every record that goes up, and building the key's text each time was a quarter of it.
+	inheritIDs   map[inheritKey]int32
+	inheritTexts map[string]int32
 	// again remembers, for the cache call being followed, each walk to a function's callers
 	// with what it passed up and the chain of helpers below (againKey): a second call of
 	// the same helper in the same function, reached by the same chain, walks up again only
@@ -204,10 +208,11 @@ type classifier struct {
 	callees  map[*pyparse.Node]string
 }
 
-// walkKey is a function and what a cache call in it passes up to its callers.
+// walkKey is a function and what a cache call in it passes up to its callers (inherits:
+// inherited.key's text, interned by inheritID).
 type walkKey struct {
 	fn       *pyparse.Function
-	inherits string
+	inherits int32
 	// cuda keeps a cuda call walked when a non-cuda one of the same helper was: the site's
 	// finding names the cuda spelling.
 	cuda bool
@@ -454,7 +459,7 @@ func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
 		resolved: map[*pyparse.Node]*funcRef{},
 		frees:    map[*pyparse.Function]string{}, prompts: map[string]string{},
 		bindings: map[*pyparse.File]map[string][]binding{},
-		walked:   map[walkKey]walkDone{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, freqs: map[freqKey]siteFreq{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
+		walked:   map[walkKey]walkDone{}, inheritIDs: map[inheritKey]int32{}, inheritTexts: map[string]int32{}, cut: map[*Target]bool{}, oomLoops: map[*pyparse.Node]bool{}, patterns: map[patternKey]patternResult{}, ownPattern: map[*pyparse.Node]bool{}, web: map[*pyparse.File]bool{}, hooks: map[*pyparse.Function]hookAnswer{}, contexts: map[*pyparse.Node]*localContext{}, freqs: map[freqKey]siteFreq{}, steps: map[*pyparse.Node]string{}, inputs: map[*pyparse.Node]string{}, takes: map[*pyparse.Node]string{}, conds: map[condKey]condResult{}, exits: map[*pyparse.Node][]*pyparse.Node{},
 		blockExits: map[*pyparse.Node][]*pyparse.Node{}, withs: map[*pyparse.Node][]*pyparse.Node{}, leaves: map[*pyparse.Node][]*pyparse.Node{}, conts: map[*pyparse.Node]bool{},
 		literals: map[literalsKey]map[string]string{}, closed: map[closedKey]bool{},
 		others: map[*pyparse.Function][]*Edge{}, loaders: map[*pyparse.Function]bool{}, callees: map[*pyparse.Node]string{},
@@ -736,7 +741,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		// wherever the load is called from.
 		next.pattern, next.patternWhy = ModelSwitch, fmt.Sprintf("inside `%s`, which loads or offloads a model", fn.Name)
 	}
-	key := walkKey{fn: fn, inherits: next.key(lc), cuda: strings.Contains(t.Spelling, "cuda")}
+	key := walkKey{fn: fn, inherits: a.inheritID(next, lc), cuda: strings.Contains(t.Spelling, "cuda")}
 	if done, ok := a.walked[key]; ok && done.target != t {
 		// Another cache call of fn was followed from here with the same gate and pattern:
 		// its records at fn's callers stand for this one too.
@@ -815,6 +820,32 @@ func atOverride(f *pyparse.File, call *pyparse.Call, callee string, via []*Edge,
 			filepath.Base(e.File.Path), e.Call.Node.Line(), shorten(e.Call.Node.Text(e.File.Src)), e.Callee.Name)
 		sub[i] = &m
 	}
+}
+
+// inheritKey is what an inherited key is made of, by identity: the gate and pattern passed
+// up and the site's context, whose gates are never changed once it is built.
+type inheritKey struct {
+	gate        *gate
+	pattern     Pattern
+	patternWhy  string
+	siteContext *localContext
+}
+
+// inheritID is in.key(lc) interned: the same number for the same text, whatever the gates'
+// and contexts' identities.
+func (a *classifier) inheritID(in inherited, lc *localContext) int32 {
+	k := inheritKey{in.gate, in.pattern, in.patternWhy, lc}
+	if id, ok := a.inheritIDs[k]; ok {
+		return id
+	}
+	text := in.key(lc)
+	id, ok := a.inheritTexts[text]
+	if !ok {
+		id = int32(len(a.inheritTexts))
+		a.inheritTexts[text] = id
+	}
+	a.inheritIDs[k] = id
+	return id
 }
 
 // key says what a walk to the callers depends on besides the function: the gate and pattern

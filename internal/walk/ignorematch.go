@@ -327,8 +327,10 @@ func (d *dirIgnore) ignored(name string, isDir bool) bool {
 			}
 			continue
 		}
-		match, err := c.name.match(name)
-		if err == nil && match && (!p.dirOnly || isDir) {
+		if p.dirOnly && !isDir {
+			continue // most of a .gitignore's patterns name folders: no file is asked them
+		}
+		if match, err := c.name.match(name); err == nil && match {
 			return p.verdict() == gitignore.Exclude
 		}
 	}
