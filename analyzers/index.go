@@ -489,14 +489,28 @@ func (p *project) globalSelf(f *pyparse.File) map[string]*pyparse.Class {
 	return p.selves[f]
 }
 
-// globalSelfOf is globalSelf read from f.
+// globalSelfOf is globalSelf read from f: the methods whose own body holds a global
+// statement are read, class by class (a name two classes bind is the later class's), each
+// the last def of its name in its class.
 func globalSelfOf(f *pyparse.File) map[string]*pyparse.Class {
-	if !f.HasGlobal() {
+	var declaring map[*pyparse.Function]bool
+	for _, g := range f.GlobalStatements() {
+		if fn := f.FunctionOf(ownScope(g)); fn != nil && fn.Class != nil {
+			if declaring == nil {
+				declaring = map[*pyparse.Function]bool{}
+			}
+			declaring[fn] = true
+		}
+	}
+	if declaring == nil {
 		return nil
 	}
 	m := map[string]*pyparse.Class{}
 	for _, cls := range f.Classes {
 		for _, fn := range cls.Methods {
+			if !declaring[fn] {
+				continue
+			}
 			declared := map[string]bool{}
 			walkScope(fn.Body, func(n *pyparse.Node) {
 				switch n.Kind() {
@@ -514,6 +528,18 @@ func globalSelfOf(f *pyparse.File) map[string]*pyparse.Class {
 		}
 	}
 	return m
+}
+
+// ownScope is the def, class or lambda whose own body holds n (walkScope's scope of n),
+// nil at module level.
+func ownScope(n *pyparse.Node) *pyparse.Node {
+	for m := n.Parent(); m != nil; m = m.Parent() {
+		switch m.Kind() {
+		case "function_definition", "class_definition", "lambda":
+			return m
+		}
+	}
+	return nil
 }
 
 // localFuncs returns the project functions a plain name is bound to by the assignments in
@@ -2032,20 +2058,28 @@ func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
 // constructions only for such a name.
 func (p *project) classFields() map[string]bool { return p.fields }
 
-// declaredFields are the names f's class bodies assign at their own level.
+// declaredFields are the names f's class bodies assign at their own level, class by class,
+// each class's in source order: the file's assignments whose own scope is a class.
 func declaredFields(f *pyparse.File) []string {
-	var names []string
-	for _, cls := range f.Classes {
-		if cls.Node == nil {
+	var byClass map[*pyparse.Node][]string
+	for _, n := range f.Assignments() {
+		if n.Kind() != "assignment" {
 			continue
 		}
-		walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
-			if n.Kind() == "assignment" {
-				if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
-					names = append(names, l.Text(f.Src))
-				}
+		l := n.ChildByField("left")
+		if l == nil || l.Kind() != "identifier" {
+			continue
+		}
+		if scope := ownScope(n); scope != nil && scope.Kind() == "class_definition" && f.ClassOf(scope) != nil {
+			if byClass == nil {
+				byClass = map[*pyparse.Node][]string{}
 			}
-		})
+			byClass[scope] = append(byClass[scope], l.Text(f.Src))
+		}
+	}
+	var names []string
+	for _, cls := range f.Classes {
+		names = append(names, byClass[cls.Node]...)
 	}
 	return names
 }

@@ -54,8 +54,9 @@ type File struct {
 	classByNode map[*Node]*Class
 	// fromTree: decoded from a kept tree (Result.Trees), not parsed.
 	fromTree bool
-	// global: the file has a global statement (HasGlobal).
-	global bool
+	// globals are the file's global statements, in the order a walk of the tree meets them
+	// (GlobalStatements).
+	globals []*Node
 	// assignNodes and exceptNodes are the file's assignments (plain and augmented) and its
 	// except clauses, in the order a walk of the tree meets them (Assignments,
 	// ExceptClauses): collected by the model's one walk for the analyses that would walk
@@ -361,7 +362,11 @@ func (f *File) Qualify(dotted string) string {
 // pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
 // recovery builds from an unclosed bracket, each node cost time in the depth.)
 // HasGlobal reports whether the file has a `global` statement anywhere.
-func (f *File) HasGlobal() bool { return f.global }
+func (f *File) HasGlobal() bool { return len(f.globals) > 0 }
+
+// GlobalStatements are the file's global_statement nodes, in any scope, in the order
+// Root.Walk meets them. The slice is the file's: not to be changed.
+func (f *File) GlobalStatements() []*Node { return f.globals }
 
 // Assignments are the file's assignment and augmented_assignment nodes, in any scope, in
 // the order Root.Walk meets them. The slice is the file's: not to be changed.
@@ -426,7 +431,7 @@ func (f *File) buildModel(root *Node, sc *scratch) {
 		case modelExcept:
 			excepts = append(excepts, n)
 		case modelGlobal:
-			f.global = true
+			f.globals = append(f.globals, n)
 		case modelCall:
 			fun, args := n.childrenByFieldID(fieldIDs.function, fieldIDs.arguments)
 			if fun != nil && fun.Named() && args != nil && args.Named() {

@@ -16,7 +16,7 @@ import (
 // back allocates the model's objects and nothing for its strings: they are the text's and
 // the table's bytes, which stay where the entry lies for as long as the tree does.
 //
-// The layout, all numbers uvarints: the table's length and bytes; the global flag; the
+// The layout, all numbers uvarints: the table's length and bytes; the global statements; the
 // imports and the star imports (Local, Qualified, Module, Level, Name, Node); the classes
 // (Name, QualName, Node, Bases, Decorators); the functions (Name, QualName, Node, Body,
 // Class, Parent, Decorators, Params, ParamTypes, Async); the calls (Node, Func, Args,
@@ -43,7 +43,7 @@ func appendModel(buf []byte, f *File) []byte {
 	for i, c := range f.Classes {
 		w.classes[c] = uint64(i) + 1
 	}
-	w.flag(f.global)
+	w.nodes(f.globals)
 	for _, imps := range [][]Import{f.Imports, f.StarImports} {
 		w.uint(uint64(len(imps)))
 		for _, imp := range imps {
@@ -178,7 +178,7 @@ type modelReader struct {
 func (f *File) readModel(data []byte, nodes []Node, count int32) bool {
 	r := &modelReader{treeReader: treeReader{data: data}, src: f.Src, tree: nodes, count: uint64(count)}
 	r.table = r.bytes(int(min(r.uint(), uint64(len(data)))))
-	f.global = r.uint() == 1
+	f.globals = r.nodes()
 	f.Imports = r.imports()
 	f.StarImports = r.imports()
 	classes := make([]Class, r.length(4))

@@ -195,7 +195,7 @@ func modelDump(f *File) string {
 	for _, c := range f.Entered {
 		fmt.Fprintf(&b, "with %q %s func %s args %s in %s\n", c.Callee, node(c.Node), node(c.Func), node(c.Args), fnName(c.Function))
 	}
-	fmt.Fprintf(&b, "global %v\nassignments %s\nexcept clauses %s\n", f.HasGlobal(), nodes(f.Assignments()), nodes(f.ExceptClauses()))
+	fmt.Fprintf(&b, "global %v %s\nassignments %s\nexcept clauses %s\n", f.HasGlobal(), nodes(f.GlobalStatements()), nodes(f.Assignments()), nodes(f.ExceptClauses()))
 	return b.String()
 }
 
@@ -549,6 +549,7 @@ func brokenModel(f *File, count int) string {
 	}
 	nodes(f.Assignments())
 	nodes(f.ExceptClauses())
+	nodes(f.GlobalStatements())
 	for _, c := range f.Calls {
 		if problem == "" && f.CallOf(c.Node) != c {
 			problem = fmt.Sprintf("CallOf does not find the call at element %d", f.element(c.Node)/uintptr(nodeSize))

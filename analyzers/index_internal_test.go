@@ -1,0 +1,108 @@
+package analyzers
+
+import (
+	"context"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cachelint/cachelint/pyparse"
+)
+
+// TestFactsFromModel holds declaredFields and globalSelfOf, which read the model's
+// assignments and global statements, to a walk of every class body and every method as
+// they were first written: on the fixture corpus and on the shapes that tell them apart
+// (classes nested in methods, a method defined twice, a global in a nested function or
+// lambda, fields under a class-level if, a class that is no class of the model).
+func TestFactsFromModel(t *testing.T) {
+	inputs := map[string]string{
+		"nested.py": "class A:\n    x = 1\n    def m(self):\n        class B:\n            y = 2\n            def n(self):\n                global w\n                w = self\n        global w\n        w = self\n    z = 3\n",
+		"twice.py":  "class A:\n    def m(self):\n        global g\n        g = self\n    def m(self):\n        pass\nclass C:\n    def m(self):\n        pass\n    def m(self):\n        global h\n        h = self\n",
+		"inner.py":  "class A:\n    def m(self):\n        def inner():\n            global g\n            g = self\n        f = lambda: inner()\n        inner()\n",
+		"branch.py": "class A:\n    if flag:\n        a = 1\n    else:\n        b: int = 2\n    for i in range(3):\n        c = i\n    c += 1\n    d, e = 1, 2\n    @staticmethod\n    def s():\n        global k\n        k = self\n",
+		"broken.py": "class (:\n    x = 1\nclass Ok:\n    y = 2\n    def m(self):\n        global q\n        q = self\n",
+		"module.py": "global top\ntop = 1\ndef f():\n    global g\n    g = 2\n",
+	}
+	err := filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		inputs[p] = string(src)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) < 100 {
+		t.Fatalf("only %d inputs: the fixture corpus was not found", len(inputs))
+	}
+	withGlobals, withFields := 0, 0
+	for path, src := range inputs {
+		f, err := pyparse.ParseAlone(context.Background(), path, []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if got, want := declaredFields(f), declaredFieldsByWalk(f); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: declaredFields %q, a walk of the class bodies finds %q", path, got, want)
+		}
+		if got, want := globalSelfOf(f), globalSelfByWalk(f); !maps.Equal(got, want) {
+			t.Errorf("%s: globalSelfOf %v, a walk of the methods finds %v", path, got, want)
+		}
+		if len(globalSelfByWalk(f)) > 0 {
+			withGlobals++
+		}
+		if len(declaredFieldsByWalk(f)) > 0 {
+			withFields++
+		}
+	}
+	if withGlobals < 4 || withFields < 6 {
+		t.Errorf("%d inputs bind a global to an instance, %d declare fields: too few to tell", withGlobals, withFields)
+	}
+}
+
+// declaredFieldsByWalk is declaredFields as a walk of each class body.
+func declaredFieldsByWalk(f *pyparse.File) []string {
+	var names []string
+	for _, cls := range f.Classes {
+		walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+			if n.Kind() == "assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
+					names = append(names, l.Text(f.Src))
+				}
+			}
+		})
+	}
+	return names
+}
+
+// globalSelfByWalk is globalSelfOf as a walk of every method of every class.
+func globalSelfByWalk(f *pyparse.File) map[string]*pyparse.Class {
+	if !f.HasGlobal() {
+		return nil
+	}
+	m := map[string]*pyparse.Class{}
+	for _, cls := range f.Classes {
+		for _, fn := range cls.Methods {
+			declared := map[string]bool{}
+			walkScope(fn.Body, func(n *pyparse.Node) {
+				switch n.Kind() {
+				case "global_statement":
+					for _, id := range n.NamedChildren() {
+						declared[id.Text(f.Src)] = true
+					}
+				case "assignment":
+					l, r := n.ChildByField("left"), n.ChildByField("right")
+					if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
+						m[l.Text(f.Src)] = cls
+					}
+				}
+			})
+		}
+	}
+	return m
+}
