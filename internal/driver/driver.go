@@ -78,7 +78,8 @@ type Settings struct {
 // only some of their texts changed: the analyzers may take what it found of the files that
 // did not change when they can tell it still holds, and run in full otherwise.
 type Kept struct {
-	// Graph is what the analysis kept of each file it parsed (its own encoding).
+	// Graph is what the analysis kept of each file it parsed (its own encoding); it must
+	// stay as it is for as long as the process runs (what is read from it may be its bytes).
 	Graph []byte
 	// Parsed are the files the run parsed, Changed those of them whose text changed since.
 	Parsed, Changed []string
