@@ -130,6 +130,8 @@ type resultCache struct {
 	// graphMiss says why keptGraph could not give such a run the kept graph ("" when it
 	// did, or there was none to give).
 	graphMiss string
+	// store is the run's tree store (trees), made on first use.
+	store *treeStore
 }
 
 // openCache names the entry of this run and starts reading it (readEntryAsync); stat takes

@@ -190,15 +190,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
+	var named []string // the Python files named (pre-commit names those a commit changed)
 	for _, p := range paths {
 		if opts.Stdin != nil {
 			break // need not exist
 		}
-		if _, err := os.Stat(p); err != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("%s: no such file or directory", p)
 			}
 			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if fi.Mode().IsRegular() && strings.HasSuffix(p, ".py") {
+			named = append(named, p)
 		}
 	}
 	if opts.Analysis == nil {
@@ -231,6 +236,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// The entry is read while the walk runs; its stamps are compared after it.
 		cache = openCache(ctx, opts.Cache, pr, opts.Jobs, start)
 		defer cache.head.release()
+		if len(named) > 0 {
+			// A named file whose text has no kept tree is parsed while the walk runs.
+			trees := cache.trees()
+			parseNamedAhead(ctx, trees, opts.Analysis, named)
+			defer trees.close() // the analysis closes it first, unless none runs with it
+		}
 	}
 	var reportFiles []walk.File
 	var warnings []error
@@ -512,6 +523,10 @@ func (pr *project) readFile(path string) ([]byte, error) {
 
 // testHookParseAhead, set by tests, sees the files a run parses ahead (parseAhead).
 var testHookParseAhead func(paths []string)
+
+// testHookParseNamed, set by tests, sees the files named that a run parses ahead unless
+// their trees are kept (parseNamedAhead).
+var testHookParseNamed func(paths []string)
 
 // testHookRead, set by tests, sees each file readFile reads.
 var testHookRead func(path string)

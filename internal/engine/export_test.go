@@ -47,6 +47,14 @@ func TreeSpans(dir string) (map[string][][2]int64, error) {
 // none).
 func SetParseAheadHook(f func(paths []string)) { testHookParseAhead = f }
 
+// SetParseNamedHook sets the function that sees the files named that a run parses ahead
+// unless their trees are kept (nil: none).
+func SetParseNamedHook(f func(paths []string)) { testHookParseNamed = f }
+
+// SetParsedAheadHook sets the function that sees each file whose parse ahead starts (nil:
+// none).
+func SetParsedAheadHook(f func(path string)) { testHookParsedAhead = f }
+
 // SetReadHook sets the function readFile runs as it reads a file for the analysis (nil:
 // none).
 func SetReadHook(f func(path string)) { testHookRead = f }

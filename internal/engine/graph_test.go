@@ -524,3 +524,54 @@ func TestKeptTextsNotRead(t *testing.T) {
 		t.Errorf("the run differs from one without the cache: %s", firstDiff(got, want))
 	}
 }
+
+// TestParseNamedAhead: a file named on the command line, as pre-commit names the files a
+// commit changed, is parsed ahead from the run's start when the cache holds no tree of its
+// text, and only then; the edit's own parse ahead does not parse it again, and the run is
+// the one it would be without the cache.
+func TestParseNamedAhead(t *testing.T) {
+	dir := cacheProject(t)
+	age(t, dir)
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	train := filepath.Join(dir, "train.py")
+	runCached(t, cacheDir, []string{dir}, dir)
+	var mu sync.Mutex
+	var started []string
+	engine.SetParsedAheadHook(func(path string) {
+		mu.Lock()
+		started = append(started, filepath.Base(path))
+		mu.Unlock()
+	})
+	t.Cleanup(func() { engine.SetParsedAheadHook(nil) })
+	var named []string
+	engine.SetParseNamedHook(func(paths []string) { named = paths })
+	t.Cleanup(func() { engine.SetParseNamedHook(nil) })
+	// A folder named: nothing to parse ahead before the walk.
+	runCached(t, cacheDir, []string{dir}, dir)
+	if named != nil {
+		t.Errorf("files named to parse ahead %q for a folder", named)
+	}
+	// Unchanged: its tree is kept, nothing is parsed ahead.
+	runCached(t, cacheDir, []string{train, filepath.Join(dir, "pyproject.toml")}, dir)
+	if len(started) != 0 || !slices.Equal(named, []string{train}) {
+		t.Errorf("parsed ahead %q of an unchanged file; named %q, want %q", started, named, train)
+	}
+	write(t, dir, "train.py", strings.Replace(trainText, "        opt.step()\n", "        opt.step()\n        print(batch)\n", 1))
+	at := time.Now().Add(-10 * time.Minute)
+	if err := os.Chtimes(train, at, at); err != nil {
+		t.Fatal(err)
+	}
+	res, got := runCached(t, cacheDir, []string{train}, dir)
+	if !slices.Equal(started, []string{"train.py"}) {
+		t.Errorf("parses ahead started %q, want the edited train.py once", started)
+	}
+	if res.Stats.Kept == 0 {
+		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
+	}
+	if res.Stats.Parsed == 0 || res.Stats.Reused != res.Stats.Parsed-1 {
+		t.Errorf("%d files parsed, %d trees reused: want every one but the edited file's", res.Stats.Parsed, res.Stats.Reused)
+	}
+	if _, want := runCached(t, "", []string{train}, dir); got != want {
+		t.Errorf("the run differs from one without the cache: %s", firstDiff(got, want))
+	}
+}

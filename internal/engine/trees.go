@@ -51,6 +51,9 @@ type treeStore struct {
 	// aheadTaken counts the trees parsed ahead that Get handed out: the run decodes them,
 	// but they were parsed, not kept.
 	aheadTaken int
+	// parsing are the goroutines parsing ahead (parseAhead, parseNamedAhead): close waits
+	// for them.
+	parsing sync.WaitGroup
 }
 
 // treeRef is where a pack keeps one tree.
@@ -101,7 +104,10 @@ const treeStaleAfter = 7 * 24 * time.Hour
 const treePrefix = "trees-"
 
 func (rc *resultCache) trees() *treeStore {
-	return &treeStore{dir: filepath.Join(rc.dir, treePrefix+rc.key[:24]), index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	if rc.store == nil {
+		rc.store = &treeStore{dir: filepath.Join(rc.dir, treePrefix+rc.key[:24]), index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	}
+	return rc.store
 }
 
 // load reads the index of every pack in the folder, once; a pack that does not read is
@@ -278,45 +284,85 @@ func (s *treeStore) Holds(key string) bool {
 // for a tree still being parsed) and keeps them in this run's pack: on 16 cores, unsloth's
 // edited llama.py (130 KB) was parsed by one goroutine for 38 ms while the others had no
 // kept tree left to decode. A file that cannot be read or parsed is left to the run's
-// parse. wait returns once every parse is over.
+// parse, one whose text s holds a tree of (kept, or parsed ahead already) is not parsed.
+// wait returns once every parse is over.
 func parseAhead(ctx context.Context, s *treeStore, an Analysis, read func(path string) ([]byte, error), paths []string) (wait func()) {
 	var wg sync.WaitGroup
 	for _, path := range paths {
-		src, err := read(path)
-		if err != nil {
-			continue
+		if src, err := read(path); err == nil {
+			s.parseAheadOf(ctx, an, &wg, path, src)
 		}
-		key := an.TreeKey(src)
-		s.mu.Lock()
-		if _, ok := s.pending[key]; ok {
-			s.mu.Unlock()
-			continue // the same text at another path
-		}
-		if s.pending == nil {
-			s.pending, s.ahead = map[string]chan struct{}{}, map[string][]byte{}
-		}
-		done := make(chan struct{})
-		s.pending[key] = done
-		s.mu.Unlock()
-		wg.Go(func() {
-			var tree []byte
-			defer func() {
-				s.mu.Lock()
-				if tree != nil {
-					s.ahead[key] = tree
-				}
-				delete(s.pending, key)
-				s.mu.Unlock()
-				close(done)
-				if tree != nil {
-					s.Put(key, tree)
-				}
-			}()
-			tree, _ = an.Tree(ctx, path, src)
-		})
 	}
 	return wg.Wait
 }
+
+// parseNamedAhead is parseAhead of the files named on the command line, started before the
+// walk that tells which files changed: pre-commit names the files a commit changed, and
+// their parse (unsloth's llama.py: 22-29 ms of one goroutine, the longest of an edited run)
+// can run alongside the walk, the entry's load and the kept trees' reading rather than
+// start after the first two. Everything, reading the files and the store's index included,
+// is done on goroutines; a named file whose text has a kept tree costs a read and a hash.
+// The store's close waits for the parses; parseAhead skips what they parse.
+func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []string) {
+	if testHookParseNamed != nil {
+		testHookParseNamed(paths)
+	}
+	s.parsing.Go(func() {
+		var wg sync.WaitGroup
+		for _, path := range paths {
+			if src, err := os.ReadFile(path); err == nil {
+				s.parseAheadOf(ctx, an, &wg, path, src)
+			}
+		}
+		wg.Wait()
+	})
+}
+
+// parseAheadOf parses src, path's text, on a goroutine of wg unless s holds its tree
+// already or it is being parsed; Get hands its tree out once, and it is kept in this run's
+// pack.
+func (s *treeStore) parseAheadOf(ctx context.Context, an Analysis, wg *sync.WaitGroup, path string, src []byte) {
+	key := an.TreeKey(src)
+	s.mu.Lock()
+	s.load()
+	_, kept := s.index[key]
+	_, pending := s.pending[key]
+	_, ahead := s.ahead[key]
+	if kept || pending || ahead || s.done {
+		s.mu.Unlock()
+		return // the same text at another path, or parsed before
+	}
+	if s.pending == nil {
+		s.pending, s.ahead = map[string]chan struct{}{}, map[string][]byte{}
+	}
+	done := make(chan struct{})
+	s.pending[key] = done
+	s.mu.Unlock()
+	if testHookParsedAhead != nil {
+		testHookParsedAhead(path)
+	}
+	s.parsing.Add(1)
+	wg.Go(func() {
+		defer s.parsing.Done()
+		var tree []byte
+		defer func() {
+			s.mu.Lock()
+			if tree != nil {
+				s.ahead[key] = tree
+			}
+			delete(s.pending, key)
+			s.mu.Unlock()
+			close(done)
+			if tree != nil {
+				s.Put(key, tree)
+			}
+		}()
+		tree, _ = an.Tree(ctx, path, src)
+	})
+}
+
+// testHookParsedAhead, set by tests, sees each file whose parse ahead starts.
+var testHookParsedAhead func(path string)
 
 // Put stores a tree in this run's pack; a tree that cannot be written is left out (the
 // next run parses again).
@@ -574,6 +620,7 @@ func (s *treeStore) closePack(p *treePack) {
 // close finishes this run's pack if that is not done yet and closes every pack the run
 // opened.
 func (s *treeStore) close() {
+	s.parsing.Wait()
 	s.finish()
 	s.mu.Lock()
 	defer s.mu.Unlock()

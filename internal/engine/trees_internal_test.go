@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
@@ -234,4 +237,60 @@ func (parsing) Tree(ctx context.Context, path string, src []byte) ([]byte, error
 		return nil, err
 	}
 	return pyparse.EncodeTree(f), nil
+}
+
+// TestParseNamedAheadStore: parseNamedAhead reads and parses the files named on goroutines
+// of its own and hands their trees out as parseAhead does; a text the store keeps a tree of
+// is not parsed, nor one parsed ahead already (parseAhead after it), nor one named twice.
+func TestParseNamedAheadStore(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "cache", "trees-x")
+	kept, edited := []byte("def f():\n    pass\n"), []byte(strings.Repeat("def g(x):\n    for b in x:\n        torch.cuda.empty_cache()\n", 2000))
+	for name, src := range map[string][]byte{"kept.py": kept, "train.py": edited, "copy.py": edited} {
+		if err := os.WriteFile(filepath.Join(root, name), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	tree, err := parsing{}.Tree(context.Background(), "kept.py", kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Put(pyparse.TreeKey(kept), tree)
+	first.close()
+	var mu sync.Mutex
+	var started []string
+	testHookParsedAhead = func(path string) {
+		mu.Lock()
+		started = append(started, filepath.Base(path))
+		mu.Unlock()
+	}
+	t.Cleanup(func() { testHookParsedAhead = nil })
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	named := []string{filepath.Join(root, "kept.py"), filepath.Join(root, "train.py"), filepath.Join(root, "copy.py"), filepath.Join(root, "gone.py")}
+	parseNamedAhead(context.Background(), s, parsing{}, named)
+	key := pyparse.TreeKey(edited)
+	for deadline := time.Now().Add(time.Minute); !s.Holds(key); runtime.Gosched() { // read on a goroutine
+		if time.Now().After(deadline) {
+			t.Fatal("the named file's parse never started")
+		}
+	}
+	// The edit's own parse ahead comes next, before the run's parse asks for the tree.
+	parseAhead(context.Background(), s, parsing{}, os.ReadFile, named[1:2])()
+	got := s.Get(key)
+	if f, err := pyparse.DecodeTree("train.py", edited, got); err != nil || len(f.Calls) != 2000 {
+		t.Fatalf("the tree parsed ahead does not decode as the file's: %v", err)
+	}
+	s.close()
+	if !slices.Equal(started, []string{"train.py"}) {
+		t.Errorf("parses started %q, want train.py's alone", started)
+	}
+	if s.aheadTaken != 1 {
+		t.Errorf("%d trees parsed ahead taken, want 1", s.aheadTaken)
+	}
+	next := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer next.close()
+	if !bytes.Equal(next.Get(key), got) {
+		t.Error("the tree parsed ahead was not kept for the next run")
+	}
 }
