@@ -508,26 +508,31 @@ func globalSelfOf(f *pyparse.File) map[string]*pyparse.Class {
 	m := map[string]*pyparse.Class{}
 	for _, cls := range f.Classes {
 		for _, fn := range cls.Methods {
-			if !declaring[fn] {
-				continue
+			if declaring[fn] {
+				globalsToSelf(f, fn, m)
 			}
-			declared := map[string]bool{}
-			walkScope(fn.Body, func(n *pyparse.Node) {
-				switch n.Kind() {
-				case "global_statement":
-					for _, id := range n.NamedChildren() {
-						declared[id.Text(f.Src)] = true
-					}
-				case "assignment":
-					l, r := n.ChildByField("left"), n.ChildByField("right")
-					if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
-						m[l.Text(f.Src)] = cls
-					}
-				}
-			})
 		}
 	}
 	return m
+}
+
+// globalsToSelf maps, in m, each global that method fn of f declares and binds to its own
+// instance (`global worker` then `worker = self` in its own body) to fn's class.
+func globalsToSelf(f *pyparse.File, fn *pyparse.Function, m map[string]*pyparse.Class) {
+	declared := map[string]bool{}
+	walkScope(fn.Body, func(n *pyparse.Node) {
+		switch n.Kind() {
+		case "global_statement":
+			for _, id := range n.NamedChildren() {
+				declared[id.Text(f.Src)] = true
+			}
+		case "assignment":
+			l, r := n.ChildByField("left"), n.ChildByField("right")
+			if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
+				m[l.Text(f.Src)] = fn.Class
+			}
+		}
+	})
 }
 
 // ownScope is the def, class or lambda whose own body holds n (walkScope's scope of n),

@@ -88,20 +88,7 @@ func globalSelfByWalk(f *pyparse.File) map[string]*pyparse.Class {
 	m := map[string]*pyparse.Class{}
 	for _, cls := range f.Classes {
 		for _, fn := range cls.Methods {
-			declared := map[string]bool{}
-			walkScope(fn.Body, func(n *pyparse.Node) {
-				switch n.Kind() {
-				case "global_statement":
-					for _, id := range n.NamedChildren() {
-						declared[id.Text(f.Src)] = true
-					}
-				case "assignment":
-					l, r := n.ChildByField("left"), n.ChildByField("right")
-					if l != nil && r != nil && l.Kind() == "identifier" && r.Text(f.Src) == "self" && declared[l.Text(f.Src)] {
-						m[l.Text(f.Src)] = cls
-					}
-				}
-			})
+			globalsToSelf(f, fn, m)
 		}
 	}
 	return m
