@@ -130,8 +130,10 @@ type resultCache struct {
 	// graphMiss says why keptGraph could not give such a run the kept graph ("" when it
 	// did, or there was none to give).
 	graphMiss string
-	// store is the run's tree store (trees), made on first use.
-	store *treeStore
+	// store is the run's tree store (trees), made on first use; stopNamed, when set,
+	// cancels the parses ahead of the files named (parseNamedAhead).
+	store     *treeStore
+	stopNamed func()
 }
 
 // openCache names the entry of this run and starts reading it (readEntryAsync); stat takes

@@ -239,8 +239,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if len(named) > 0 {
 			// A named file whose text has no kept tree is parsed while the walk runs.
 			trees := cache.trees()
-			parseNamedAhead(ctx, trees, opts.Analysis, named)
+			cache.stopNamed = parseNamedAhead(ctx, trees, opts.Analysis, named)
 			defer trees.close() // the analysis closes it first, unless none runs with it
+			defer cache.stopNamed()
 		}
 	}
 	var reportFiles []walk.File
@@ -336,6 +337,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	if len(units) > 1 && cache != nil {
 		cache.head.release() // the root's entry: each repository has its own
+		cache.noParse()
 		cache = nil
 	}
 	if len(units) > 1 {
@@ -366,6 +368,9 @@ func (pr *project) analyseInto(ctx context.Context, opts Options, cache *resultC
 		cache.stat()
 		pr.a = cache.load(opts.Calls, gcOn)
 		region.End()
+		if pr.a != nil {
+			cache.noParse()
+		}
 		out.Stats.CacheDir, out.Stats.Added, out.Stats.Removed, out.Stats.CacheMiss = cache.dir, cache.added, cache.removed, cache.miss
 	}
 	gcOn()
@@ -523,6 +528,20 @@ func (pr *project) readFile(path string) ([]byte, error) {
 
 // testHookParseAhead, set by tests, sees the files a run parses ahead (parseAhead).
 var testHookParseAhead func(paths []string)
+
+// noParse cancels the parses ahead of the files named: the run parses nothing with this
+// entry's tree store.
+func (rc *resultCache) noParse() {
+	if rc.stopNamed != nil {
+		if testHookNoParse != nil {
+			testHookNoParse()
+		}
+		rc.stopNamed()
+	}
+}
+
+// testHookNoParse, set by tests, runs as a run cancels the parses ahead of the files named.
+var testHookNoParse func()
 
 // testHookParseNamed, set by tests, sees the files named that a run parses ahead unless
 // their trees are kept (parseNamedAhead).

@@ -51,6 +51,10 @@ func SetParseAheadHook(f func(paths []string)) { testHookParseAhead = f }
 // unless their trees are kept (nil: none).
 func SetParseNamedHook(f func(paths []string)) { testHookParseNamed = f }
 
+// SetNoParseHook sets the function that runs as a run cancels the parses ahead of the files
+// named (nil: none).
+func SetNoParseHook(f func()) { testHookNoParse = f }
+
 // SetParsedAheadHook sets the function that sees each file whose parse ahead starts (nil:
 // none).
 func SetParsedAheadHook(f func(path string)) { testHookParsedAhead = f }

@@ -531,6 +531,7 @@ func TestKeptTextsNotRead(t *testing.T) {
 // the one it would be without the cache.
 func TestParseNamedAhead(t *testing.T) {
 	dir := cacheProject(t)
+	write(t, dir, "notes.py", "RUNS = 3\n")
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	train := filepath.Join(dir, "train.py")
@@ -561,9 +562,12 @@ func TestParseNamedAhead(t *testing.T) {
 	if err := os.Chtimes(train, at, at); err != nil {
 		t.Fatal(err)
 	}
+	stopped := 0
+	engine.SetNoParseHook(func() { stopped++ })
+	t.Cleanup(func() { engine.SetNoParseHook(nil) })
 	res, got := runCached(t, cacheDir, []string{train}, dir)
-	if !slices.Equal(started, []string{"train.py"}) {
-		t.Errorf("parses ahead started %q, want the edited train.py once", started)
+	if !slices.Equal(started, []string{"train.py"}) || stopped != 0 {
+		t.Errorf("parses ahead started %q, want the edited train.py once; %d cancelled", started, stopped)
 	}
 	if res.Stats.Kept == 0 {
 		t.Fatalf("the graph was not kept (%q)", res.Stats.KeptMiss)
@@ -572,6 +576,22 @@ func TestParseNamedAhead(t *testing.T) {
 		t.Errorf("%d files parsed, %d trees reused: want every one but the edited file's", res.Stats.Parsed, res.Stats.Reused)
 	}
 	if _, want := runCached(t, "", []string{train}, dir); got != want {
+		t.Errorf("the run differs from one without the cache: %s", firstDiff(got, want))
+	}
+	// A file edited that matters to nothing: the entry holds, and the parse ahead of it is
+	// cancelled rather than waited for.
+	runCached(t, cacheDir, []string{dir}, dir) // an entry for every report scope
+	stopped = 0
+	notes := filepath.Join(dir, "notes.py")
+	write(t, dir, "notes.py", "RUNS = 4\n")
+	if err := os.Chtimes(notes, at, at); err != nil {
+		t.Fatal(err)
+	}
+	res, got = runCached(t, cacheDir, []string{notes}, dir)
+	if !res.Stats.Cached || stopped != 1 {
+		t.Errorf("cached %v (miss %q, %d parsed, %d kept), %d parses ahead cancelled: want the entry to hold and one", res.Stats.Cached, res.Stats.CacheMiss, res.Stats.Parsed, res.Stats.Kept, stopped)
+	}
+	if _, want := runCached(t, "", []string{notes}, dir); got != want {
 		t.Errorf("the run differs from one without the cache: %s", firstDiff(got, want))
 	}
 }

@@ -302,11 +302,14 @@ func parseAhead(ctx context.Context, s *treeStore, an Analysis, read func(path s
 // can run alongside the walk, the entry's load and the kept trees' reading rather than
 // start after the first two. Everything, reading the files and the store's index included,
 // is done on goroutines; a named file whose text has a kept tree costs a read and a hash.
-// The store's close waits for the parses; parseAhead skips what they parse.
-func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []string) {
+// The store's close waits for the parses; parseAhead skips what they parse. stop cancels
+// them: a run that needs no parse (its entry holds: the files named matter to nothing)
+// need not wait for one.
+func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []string) (stop func()) {
 	if testHookParseNamed != nil {
 		testHookParseNamed(paths)
 	}
+	ctx, stop = context.WithCancel(ctx)
 	s.parsing.Go(func() {
 		var wg sync.WaitGroup
 		for _, path := range paths {
@@ -316,6 +319,7 @@ func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []str
 		}
 		wg.Wait()
 	})
+	return stop
 }
 
 // parseAheadOf parses src, path's text, on a goroutine of wg unless s holds its tree

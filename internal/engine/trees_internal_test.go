@@ -294,3 +294,28 @@ func TestParseNamedAheadStore(t *testing.T) {
 		t.Error("the tree parsed ahead was not kept for the next run")
 	}
 }
+
+// TestParseNamedAheadStopped: a parse ahead of a file named is cancelled by stop, and the
+// store's close does not wait for it to end: no tree is kept.
+func TestParseNamedAheadStopped(t *testing.T) {
+	root := t.TempDir()
+	src := []byte(strings.Repeat("def g(x):\n    for b in x:\n        torch.cuda.empty_cache()\n", 2000))
+	path := filepath.Join(root, "train.py")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	testHookParsedAhead = func(string) { <-release }
+	t.Cleanup(func() { testHookParsedAhead = nil })
+	dir := filepath.Join(root, "cache", "trees-x")
+	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	stop := parseNamedAhead(context.Background(), s, parsing{}, []string{path})
+	stop()
+	close(release)
+	s.close()
+	next := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
+	defer next.close()
+	if next.Holds(pyparse.TreeKey(src)) {
+		t.Error("a parse ahead cancelled kept its tree")
+	}
+}
