@@ -239,7 +239,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if len(named) > 0 {
 			// A named file whose text has no kept tree is parsed while the walk runs.
 			trees := cache.trees()
-			cache.stopNamed = parseNamedAhead(ctx, trees, opts.Analysis, named)
+			cache.stopNamed = parseNamedAhead(ctx, trees, opts.Analysis, named, cache.mayParse)
 			defer trees.close() // the analysis closes it first, unless none runs with it
 			defer cache.stopNamed()
 		}
@@ -528,6 +528,16 @@ func (pr *project) readFile(path string) ([]byte, error) {
 
 // testHookParseAhead, set by tests, sees the files a run parses ahead (parseAhead).
 var testHookParseAhead func(paths []string)
+
+// mayParse reports whether a run with this entry may parse a file of text src that it
+// names: a file edited is parsed by the analysis the entry kept when it mentions a name
+// that analysis searched for (keptRun), and by none without an entry, or when the entry
+// holds, which a file mentioning none leaves standing (load). It waits for the entry.
+func (rc *resultCache) mayParse(src []byte) bool {
+	<-rc.head.done
+	e := rc.head.e
+	return e != nil && e.A != nil && rc.pr.an.Matcher(e.A.Needles)(src, nil)
+}
 
 // noParse cancels the parses ahead of the files named: the run parses nothing with this
 // entry's tree store.

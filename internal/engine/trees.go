@@ -301,11 +301,11 @@ func parseAhead(ctx context.Context, s *treeStore, an Analysis, read func(path s
 // their parse (unsloth's llama.py: 22-29 ms of one goroutine, the longest of an edited run)
 // can run alongside the walk, the entry's load and the kept trees' reading rather than
 // start after the first two. Everything, reading the files and the store's index included,
-// is done on goroutines; a named file whose text has a kept tree costs a read and a hash.
-// The store's close waits for the parses; parseAhead skips what they parse. stop cancels
-// them: a run that needs no parse (its entry holds: the files named matter to nothing)
-// need not wait for one.
-func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []string) (stop func()) {
+// is done on goroutines. A file is parsed only when want says the run may parse it (nil:
+// always), and a named file whose text has a kept tree costs a read and a hash. The store's
+// close waits for the parses; parseAhead skips what they parse. stop cancels them: a run
+// that needs no parse (its entry holds: the files named matter to nothing) need not wait.
+func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []string, want func(src []byte) bool) (stop func()) {
 	if testHookParseNamed != nil {
 		testHookParseNamed(paths)
 	}
@@ -313,7 +313,7 @@ func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []str
 	s.parsing.Go(func() {
 		var wg sync.WaitGroup
 		for _, path := range paths {
-			if src, err := os.ReadFile(path); err == nil {
+			if src, err := os.ReadFile(path); err == nil && (want == nil || want(src)) {
 				s.parseAheadOf(ctx, an, &wg, path, src)
 			}
 		}

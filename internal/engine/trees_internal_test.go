@@ -268,7 +268,7 @@ func TestParseNamedAheadStore(t *testing.T) {
 	t.Cleanup(func() { testHookParsedAhead = nil })
 	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
 	named := []string{filepath.Join(root, "kept.py"), filepath.Join(root, "train.py"), filepath.Join(root, "copy.py"), filepath.Join(root, "gone.py")}
-	parseNamedAhead(context.Background(), s, parsing{}, named)
+	parseNamedAhead(context.Background(), s, parsing{}, named, nil)
 	key := pyparse.TreeKey(edited)
 	for deadline := time.Now().Add(time.Minute); !s.Holds(key); runtime.Gosched() { // read on a goroutine
 		if time.Now().After(deadline) {
@@ -309,7 +309,7 @@ func TestParseNamedAheadStopped(t *testing.T) {
 	t.Cleanup(func() { testHookParsedAhead = nil })
 	dir := filepath.Join(root, "cache", "trees-x")
 	s := &treeStore{dir: dir, index: map[string]treeRef{}, used: map[treeRef]bool{}}
-	stop := parseNamedAhead(context.Background(), s, parsing{}, []string{path})
+	stop := parseNamedAhead(context.Background(), s, parsing{}, []string{path}, nil)
 	stop()
 	close(release)
 	s.close()
