@@ -134,6 +134,9 @@ type resultCache struct {
 	// cancels the parses ahead of the files named (parseNamedAhead).
 	store     *treeStore
 	stopNamed func()
+	// match is the entry's analysis's Matcher, made once for mayParse.
+	matchOnce sync.Once
+	match     func(src []byte, asked map[string]bool) bool
 }
 
 // openCache names the entry of this run and starts reading it (readEntryAsync); stat takes

@@ -236,7 +236,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		// The entry is read while the walk runs; its stamps are compared after it.
 		cache = openCache(ctx, opts.Cache, pr, opts.Jobs, start)
 		defer cache.head.release()
-		if len(named) > 0 {
+		if len(named) > 0 && len(named) <= namedAheadMax {
 			// A named file whose text has no kept tree is parsed while the walk runs.
 			trees := cache.trees()
 			cache.stopNamed = parseNamedAhead(ctx, trees, opts.Analysis, named, cache.mayParse)
@@ -529,6 +529,11 @@ func (pr *project) readFile(path string) ([]byte, error) {
 // testHookParseAhead, set by tests, sees the files a run parses ahead (parseAhead).
 var testHookParseAhead func(paths []string)
 
+// namedAheadMax is the most files named that a run parses ahead (parseNamedAhead): a commit
+// changes a handful, whose parse is the longest piece of the run; `pre-commit run
+// --all-files` names every file, which the run reads and parses on every CPU itself.
+const namedAheadMax = 8
+
 // mayParse reports whether a run with this entry may parse a file of text src that it
 // names: a file edited is parsed by the analysis the entry kept when it mentions a name
 // that analysis searched for (keptRun), and by none without an entry, or when the entry
@@ -536,7 +541,11 @@ var testHookParseAhead func(paths []string)
 func (rc *resultCache) mayParse(src []byte) bool {
 	<-rc.head.done
 	e := rc.head.e
-	return e != nil && e.A != nil && rc.pr.an.Matcher(e.A.Needles)(src, nil)
+	if e == nil || e.A == nil {
+		return false
+	}
+	rc.matchOnce.Do(func() { rc.match = rc.pr.an.Matcher(e.A.Needles) })
+	return rc.match(src, nil)
 }
 
 // noParse cancels the parses ahead of the files named: the run parses nothing with this

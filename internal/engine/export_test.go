@@ -51,6 +51,9 @@ func SetParseAheadHook(f func(paths []string)) { testHookParseAhead = f }
 // unless their trees are kept (nil: none).
 func SetParseNamedHook(f func(paths []string)) { testHookParseNamed = f }
 
+// NamedAheadMax is the most files named that a run parses ahead.
+const NamedAheadMax = namedAheadMax
+
 // SetNoParseHook sets the function that runs as a run cancels the parses ahead of the files
 // named (nil: none).
 func SetNoParseHook(f func()) { testHookNoParse = f }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -532,6 +533,12 @@ func TestKeptTextsNotRead(t *testing.T) {
 func TestParseNamedAhead(t *testing.T) {
 	dir := cacheProject(t)
 	write(t, dir, "notes.py", "RUNS = 3\n")
+	var many []string // more files than a run parses ahead
+	for i := range engine.NamedAheadMax + 1 {
+		name := fmt.Sprintf("more%d.py", i)
+		write(t, dir, name, "X = 1\n")
+		many = append(many, filepath.Join(dir, name))
+	}
 	age(t, dir)
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	train := filepath.Join(dir, "train.py")
@@ -552,11 +559,12 @@ func TestParseNamedAhead(t *testing.T) {
 	if len(started) != 0 {
 		t.Errorf("parsed ahead %q with no cache entry", started)
 	}
-	// A folder named: nothing to parse ahead before the walk.
+	// A folder named: nothing to parse ahead before the walk; nor with too many files named.
 	named = nil
 	runCached(t, cacheDir, []string{dir}, dir)
+	runCached(t, cacheDir, many, dir)
 	if named != nil {
-		t.Errorf("files named to parse ahead %q for a folder", named)
+		t.Errorf("files named to parse ahead %q for a folder or %d files", named, len(many))
 	}
 	// Unchanged: its tree is kept, nothing is parsed ahead.
 	runCached(t, cacheDir, []string{train, filepath.Join(dir, "pyproject.toml")}, dir)

@@ -313,6 +313,9 @@ func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []str
 	s.parsing.Go(func() {
 		var wg sync.WaitGroup
 		for _, path := range paths {
+			if ctx.Err() != nil {
+				break
+			}
 			if src, err := os.ReadFile(path); err == nil && (want == nil || want(src)) {
 				s.parseAheadOf(ctx, an, &wg, path, src)
 			}
