@@ -2063,28 +2063,20 @@ func (p *project) managerClasses(f *pyparse.File, c *pyparse.Call) []*classRef {
 // constructions only for such a name.
 func (p *project) classFields() map[string]bool { return p.fields }
 
-// declaredFields are the names f's class bodies assign at their own level, class by class,
-// each class's in source order: the file's assignments whose own scope is a class.
+// declaredFields are the names f's class bodies assign at their own level.
 func declaredFields(f *pyparse.File) []string {
-	var byClass map[*pyparse.Node][]string
-	for _, n := range f.Assignments() {
-		if n.Kind() != "assignment" {
-			continue
-		}
-		l := n.ChildByField("left")
-		if l == nil || l.Kind() != "identifier" {
-			continue
-		}
-		if scope := ownScope(n); scope != nil && scope.Kind() == "class_definition" && f.ClassOf(scope) != nil {
-			if byClass == nil {
-				byClass = map[*pyparse.Node][]string{}
-			}
-			byClass[scope] = append(byClass[scope], l.Text(f.Src))
-		}
-	}
 	var names []string
 	for _, cls := range f.Classes {
-		names = append(names, byClass[cls.Node]...)
+		if cls.Node == nil {
+			continue
+		}
+		walkScope(cls.Node.ChildByField("body"), func(n *pyparse.Node) {
+			if n.Kind() == "assignment" {
+				if l := n.ChildByField("left"); l != nil && l.Kind() == "identifier" {
+					names = append(names, l.Text(f.Src))
+				}
+			}
+		})
 	}
 	return names
 }

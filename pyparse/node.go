@@ -274,9 +274,11 @@ func (n *Node) Field() string {
 }
 
 // ChildByField returns the first child with the given field name.
+// The analyses ask it of most nodes they read: the children are read by index, without
+// Children's iterator.
 func (n *Node) ChildByField(field string) *Node {
-	for c := range n.Children() {
-		if c.Field() == field {
+	for i := range n.kids() {
+		if c := n.at(n.down + i); c.Field() == field {
 			return c
 		}
 	}
@@ -286,8 +288,8 @@ func (n *Node) ChildByField(field string) *Node {
 // ChildrenByField returns every child with the given field name.
 func (n *Node) ChildrenByField(field string) []*Node {
 	var out []*Node
-	for c := range n.Children() {
-		if c.Field() == field {
+	for i := range n.kids() {
+		if c := n.at(n.down + i); c.Field() == field {
 			out = append(out, c)
 		}
 	}

@@ -856,3 +856,47 @@ func TestModelRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestChildByField holds ChildByField and ChildrenByField, which look fields up by index, to
+// a search of the children by field name, for every node of the fixture corpus and every
+// field name of the grammar, none (""), and a name the grammar lacks.
+func TestChildByField(t *testing.T) {
+	p, err := NewParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	names := append(slices.Clone(fieldNames), "no_such_field")
+	found := 0
+	for path, src := range treeCacheInputs(t) {
+		f, err := p.Parse(context.Background(), path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Root.Walk(func(n *Node) bool {
+			for _, name := range names {
+				var want []*Node
+				for c := range n.Children() {
+					if c.Field() == name {
+						want = append(want, c)
+					}
+				}
+				first := (*Node)(nil)
+				if len(want) > 0 {
+					first = want[0]
+					found++
+				}
+				if got := n.ChildByField(name); got != first {
+					t.Fatalf("%s: a %s's child %q: got %v, want %v", path, n.Kind(), name, got, first)
+				}
+				if got := n.ChildrenByField(name); !slices.Equal(got, want) {
+					t.Fatalf("%s: a %s's children %q: got %d, want %d", path, n.Kind(), name, len(got), len(want))
+				}
+			}
+			return true
+		})
+	}
+	if found < 1000 {
+		t.Errorf("only %d fields found: the corpus was not read", found)
+	}
+}
