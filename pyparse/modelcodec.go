@@ -16,15 +16,16 @@ import (
 // back allocates the model's objects and nothing for its strings: they are the text's and
 // the table's bytes, which stay where the entry lies for as long as the tree does.
 //
-// The layout, all numbers uvarints: the table's length and bytes; the global statements; the
-// imports and the star imports (Local, Qualified, Module, Level, Name, Node); the classes
-// (Name, QualName, Node, Bases, Decorators); the functions (Name, QualName, Node, Body,
-// Class, Parent, Decorators, Params, ParamTypes, Async); the calls (Node, Func, Args,
+// The layout, all numbers uvarints: the table's length and bytes; the global statements;
+// the imports and the star imports (Local, Qualified, Module, Level, Name, Node); the
+// classes (Name, QualName, Node, Bases, Decorators); the functions (Name, QualName, Node,
+// Body, Class, Parent, Decorators, Params, ParamTypes, Async); the calls (Node, Func, Args,
 // Callee, Function); the with items entered (Node, Callee, Function); the calls' order by
-// element (CallOf), each its index plus one; the assignments; the except clauses. A list is its length and its
-// items; a node is 0 for none or its element plus one; a class or function its index in
-// its list plus one, 0 for none; a string 0 for "", else its start doubled, plus one for
-// the text (a start in the table is one more than it is), then its length.
+// element (CallOf), each its index plus one; the assignments; the except clauses. A list
+// is its length and its items (a list that may be nil, its length plus one, 0 for nil); a
+// node is 0 for none or its element plus one; a class or function its index in its list
+// plus one, 0 for none; a string 0 for "", else its start doubled, plus one for the text
+// (a start in the table is one more than it is), then its length.
 
 // modelWriter writes a model (appendModel).
 type modelWriter struct {
