@@ -202,13 +202,22 @@ type keptFile struct {
 	encoded            []byte
 	digest             [32]byte
 	calls, entered     int
-	prints             []uint64
+	printBytes         []byte // the calls' prints (interfaceOf), 8 bytes each: callPrints
 	callParts, enParts []keptPart
 	// cross are the answers its calls read (crossRead), funcs the names of its functions
 	// and fields the class fields it declares: what it gave the tables of function names
 	// and fields.
 	cross         []crossRead
 	funcs, fields []string
+}
+
+// callPrints are the prints of the file's calls as kept (interfaceOf's, in f.Calls' order).
+func (kf *keptFile) callPrints() []uint64 {
+	prints := make([]uint64, len(kf.printBytes)/8)
+	for j := range prints {
+		prints[j] = binary.LittleEndian.Uint64(kf.printBytes[8*j:])
+	}
+	return prints
 }
 
 // keptPart is what one call contributed, by slot: targets by spelling, edges by callee.
@@ -493,11 +502,9 @@ func (kg *keptGraph) file(path string) (*keptFile, error) {
 		return nil, errKept
 	}
 	kf.calls, kf.entered = int(nc), int(ne)
-	prints := d.bytes(8 * nc)
-	kf.prints = make([]uint64, nc)
-	for j := range kf.prints {
-		kf.prints[j] = binary.LittleEndian.Uint64(prints[8*j:])
-	}
+	// Read when a changed file's calls are lined up with them (callPrints), which an
+	// unchanged file's never are: an edited run reads every file's record.
+	kf.printBytes = d.bytes(8 * nc)
 	for which, limit := range [2]int{kf.calls, kf.entered} {
 		for {
 			j := d.uint()
@@ -776,7 +783,7 @@ func keptRun(ctx context.Context, pass *driver.Pass, k *driver.Kept, res *pypars
 			digest, prints := interfaceOf(f)
 			if digest == kf.digest {
 				// A with statement is in the interface: the with items are the kept ones.
-				aligned[path] = alignCalls(kf.prints, prints)
+				aligned[path] = alignCalls(kf.callPrints(), prints)
 				continue
 			}
 			for _, fn := range f.Functions {

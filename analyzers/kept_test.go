@@ -160,6 +160,9 @@ func TestKeptRoundTrip(t *testing.T) {
 				t.Errorf("%s: %s kept reads %v, functions %q, fields %q; want %v, %q, %q", dir, f.Path, kf.cross, kf.funcs, kf.fields, reads, names, declaredFields(f))
 			}
 			crossReads += len(kf.cross)
+			if digest, prints := interfaceOf(f); kf.digest != digest || !slices.Equal(kf.callPrints(), prints) || kf.calls != len(f.Calls) {
+				t.Errorf("%s: %s kept another interface or other call prints (%d calls kept of %d)", dir, f.Path, kf.calls, len(f.Calls))
+			}
 			calls, entered, ok := kg.slots(f, kf, res, func(i int) int { return i })
 			if !ok {
 				t.Fatalf("%s: %s: an edge names no function", dir, f.Path)
