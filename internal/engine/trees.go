@@ -327,7 +327,8 @@ func parseNamedAhead(ctx context.Context, s *treeStore, an Analysis, paths []str
 
 // parseAheadOf parses src, path's text, on a goroutine of wg unless s holds its tree
 // already or it is being parsed; Get hands its tree out once, and it is kept in this run's
-// pack.
+// pack unless the pack was finished before the parse ended (a tree the run did not ask for:
+// a run that ends well finishes its pack without waiting for such a parse).
 func (s *treeStore) parseAheadOf(ctx context.Context, an Analysis, wg *sync.WaitGroup, path string, src []byte) {
 	key := an.TreeKey(src)
 	s.mu.Lock()
