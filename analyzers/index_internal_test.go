@@ -2,22 +2,19 @@ package analyzers
 
 import (
 	"context"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cachelint/cachelint/pyparse"
 )
 
-// TestFactsFromModel holds globalSelfOf, which reads the methods whose own body holds one
+// TestGlobalSelfFromModel holds globalSelfOf, which reads the methods whose own body holds one
 // of the model's global statements, to a walk of every method of every class as it was
 // first written: on the fixture corpus and on the shapes that tell them apart (classes
 // nested in methods, a method defined twice, a global in a nested function, a class that
 // is no class of the model).
-func TestFactsFromModel(t *testing.T) {
+func TestGlobalSelfFromModel(t *testing.T) {
 	inputs := map[string]string{
 		"nested.py": "class A:\n    x = 1\n    def m(self):\n        class B:\n            y = 2\n            def n(self):\n                global w\n                w = self\n        global w\n        w = self\n    z = 3\n",
 		"twice.py":  "class A:\n    def m(self):\n        global g\n        g = self\n    def m(self):\n        pass\nclass C:\n    def m(self):\n        pass\n    def m(self):\n        global h\n        h = self\n",
@@ -26,19 +23,14 @@ func TestFactsFromModel(t *testing.T) {
 		"broken.py": "class (:\n    x = 1\nclass Ok:\n    y = 2\n    def m(self):\n        global q\n        q = self\n",
 		"module.py": "global top\ntop = 1\ndef f():\n    global g\n    g = 2\n",
 	}
-	err := filepath.WalkDir(filepath.Join("..", "testdata"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".py") {
-			return err
+	for _, files := range fixtureProjects(t) {
+		for _, p := range files {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs[p] = string(src)
 		}
-		src, err := os.ReadFile(p)
-		inputs[p] = string(src)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inputs) < 100 {
-		t.Fatalf("only %d inputs: the fixture corpus was not found", len(inputs))
 	}
 	withGlobals := 0
 	for path, src := range inputs {
