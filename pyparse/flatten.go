@@ -199,17 +199,30 @@ func (c cancelFlag) free() { C.free(unsafe.Pointer(c.p)) }
 // parseTree parses text in arena, reading it in place, and copies the tree (nil when the
 // budget ran out or cancel was set first). The arena is reset afterwards: the tree is gone.
 func parseTree(a arena, text []byte, budget time.Duration, cancel cancelFlag, f *File, sc *scratch) *Node {
+	var root C.cl_node
+	defer C.cl_arena_reset(a.p)
+	if !parseInto(a, text, budget, cancel, &root) {
+		return nil
+	}
+	return flatten(&root, f, sc)
+}
+
+// parseOnly parses text as parseTree does and drops the tree unread: the parser's own cost,
+// without the tree's copy into Go or the model (BenchmarkParseFloor).
+func parseOnly(a arena, text []byte, budget time.Duration, cancel cancelFlag) bool {
+	var root C.cl_node
+	defer C.cl_arena_reset(a.p)
+	return parseInto(a, text, budget, cancel, &root)
+}
+
+// parseInto parses text into a's arena, the tree's root into *root; false when the parse
+// was cut short. The tree lives until a is reset.
+func parseInto(a arena, text []byte, budget time.Duration, cancel cancelFlag, root *C.cl_node) bool {
 	var ptr *C.char
 	if len(text) > 0 {
 		ptr = (*C.char)(unsafe.Pointer(&text[0]))
 	}
-	var root C.cl_node
-	defer C.cl_arena_reset(a.p)
-	tree := C.cachelint_parse(a.p, language, ptr, C.uint32_t(len(text)), C.int64_t(budget), cancel.p, &root) //nolint:gocritic // cgo's own pointer checks, not this line, compare a value with itself
-	if tree == nil {
-		return nil
-	}
-	return flatten(&root, f, sc)
+	return C.cachelint_parse(a.p, language, ptr, C.uint32_t(len(text)), C.int64_t(budget), cancel.p, root) != nil //nolint:gocritic // cgo's own pointer checks, not this line, compare a value with itself
 }
 
 // flattenNode is flatten of a tree the official binding parsed (tests).
