@@ -202,6 +202,9 @@ type classifier struct {
 	conts         map[*pyparse.Node]bool
 	// cut are the calls whose callers were not all followed (maxRecordsPerTarget).
 	cut map[*Target]bool
+	// stopped are the targets follow does not go up from (stopsUp): only their own
+	// record can be reported.
+	stopped map[*Target]bool
 	// literals memoizes bindLiterals per helper and call (closedFor); callees
 	// qualifiedCallee per call (siteCallee).
 	literals map[literalsKey]map[string]string
@@ -339,6 +342,17 @@ func runClassify(pass *driver.Pass) (any, error) {
 func classify(ctx context.Context, g *CallGraph, stepLoopNames []string, jobs int, reported func(string) bool) (*Classification, error) {
 	a := newClassifier(g, stepLoopNames)
 	targets, through := reach(g, reported)
+	if reported != nil {
+		if a.stopped = a.stopsUp(targets, reported); len(a.stopped) > 0 {
+			var fns []*pyparse.Function
+			for _, t := range targets {
+				if !a.stopped[t] && t.Call.Function != nil {
+					fns = append(fns, t.Call.Function)
+				}
+			}
+			through = upward(g, fns)
+		}
+	}
 	region := trace.StartRegion(ctx, "prewarm")
 	a.prewarm(targets, through, jobs)
 	region.End()
@@ -427,16 +441,27 @@ func reach(g *CallGraph, reported func(string) bool) ([]*Target, map[*pyparse.Fu
 		}
 	}
 	var targets []*Target
-	through := map[*pyparse.Function]bool{}
-	var up []*pyparse.Function
+	var fns []*pyparse.Function
 	for _, t := range g.Targets {
 		fn := t.Call.Function
 		if !reported(t.File.Path) && (fn == nil || !leadsUp[fn]) {
 			continue
 		}
 		targets = append(targets, t)
-		if fn != nil && !through[fn] {
-			through[fn] = true
+		if fn != nil {
+			fns = append(fns, fn)
+		}
+	}
+	return targets, upward(g, fns)
+}
+
+// upward is fns and every function that calls one of them, directly or through others.
+func upward(g *CallGraph, fns []*pyparse.Function) map[*pyparse.Function]bool {
+	out := map[*pyparse.Function]bool{}
+	var up []*pyparse.Function
+	for _, fn := range fns {
+		if !out[fn] {
+			out[fn] = true
 			up = append(up, fn)
 		}
 	}
@@ -444,13 +469,138 @@ func reach(g *CallGraph, reported func(string) bool) ([]*Target, map[*pyparse.Fu
 		fn := up[len(up)-1]
 		up = up[:len(up)-1]
 		for _, e := range g.Callers[fn] {
-			if caller := e.Call.Function; caller != nil && !through[caller] {
-				through[caller] = true
+			if caller := e.Call.Function; caller != nil && !out[caller] {
+				out[caller] = true
 				up = append(up, caller)
 			}
 		}
 	}
-	return targets, through
+	return out
+}
+
+// stopsUp are the targets follow need not go up from when only the files reported
+// matter: going up from a target records its function's call sites, and theirs, none
+// of which is reported when no call of a function on the way up lies in a reported file;
+// the target's own record is final before the walk up unless it runs in a loop of its
+// own (innerOnlyOf: the callers' records decide it then); and an override's records are
+// moved down to its call only from a dispatching caller. A target stops when all of that
+// holds, the walk cannot be cut short (walkFits), and so it is for every other target
+// whose way up shares a function with its own: follow's memo of the walks (walked) hands
+// what one target found to the next, and a target that walks must find what it would
+// have found had the others walked too. A target that never goes up (it does not run once
+// per call, or its function has no callers) has nothing to stop.
+func (a *classifier) stopsUp(targets []*Target, reported func(string) bool) map[*Target]bool {
+	type walker struct {
+		t  *Target
+		up map[*pyparse.Function]bool
+		ok bool
+	}
+	var walkers []*walker
+	fits := map[*pyparse.Function]bool{}
+	for _, t := range targets {
+		fn := t.Call.Function
+		callers := a.otherCallers(fn)
+		if len(callers) == 0 {
+			continue
+		}
+		// follow's first reading of the site, memoized: the same answers for it.
+		lc := a.siteContext(t.File, t.Call.Node)
+		r := &Record{File: t.File, Call: t.Call, Target: t}
+		a.siteFrequency(t.File, fn, lc, r, true)
+		inner := innerOnlyOf(r, lc)
+		if r.Frequency != Once && !inner {
+			continue
+		}
+		w := &walker{t: t, up: upward(a.g, []*pyparse.Function{fn})}
+		// (A target in a file not reported is followed only for a reported site on its way
+		// up, reach: it never stops.)
+		w.ok = !inner && !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
+		for caller := range w.up {
+			if !w.ok {
+				break
+			}
+			for _, e := range a.g.Callers[caller] {
+				if reported(e.File.Path) {
+					w.ok = false
+					break
+				}
+			}
+		}
+		if w.ok {
+			f, seen := fits[fn]
+			if !seen {
+				f = a.walkFits(fn)
+				fits[fn] = f
+			}
+			w.ok = f
+		}
+		walkers = append(walkers, w)
+	}
+	// Walkers whose ways up share a function stop together or not at all.
+	group := make([]int, len(walkers))
+	for i := range group {
+		group[i] = i
+	}
+	root := func(i int) int {
+		for group[i] != i {
+			group[i] = group[group[i]]
+			i = group[i]
+		}
+		return i
+	}
+	first := map[*pyparse.Function]int{}
+	for i, w := range walkers {
+		for fn := range w.up {
+			if j, ok := first[fn]; ok {
+				group[root(i)] = root(j)
+			} else {
+				first[fn] = i
+			}
+		}
+	}
+	fails := map[int]bool{}
+	for i, w := range walkers {
+		if !w.ok {
+			fails[root(i)] = true
+		}
+	}
+	stops := map[*Target]bool{}
+	for i, w := range walkers {
+		if !fails[root(i)] {
+			stops[w.t] = true
+		}
+	}
+	return stops
+}
+
+// walkFits reports whether a walk up from fn can never be cut short: every path up, each
+// function at most once on it, makes fewer records than maxRecordsPerTarget and goes less
+// than maxChainDepth deep. It counts at most that many records.
+func (a *classifier) walkFits(fn *pyparse.Function) bool {
+	made := 1 // the target's own record
+	onPath := map[*pyparse.Function]bool{fn: true}
+	var up func(fn *pyparse.Function, depth int) bool
+	up = func(fn *pyparse.Function, depth int) bool {
+		for _, e := range a.otherCallers(fn) {
+			caller := e.Call.Function
+			if caller != nil && onPath[caller] {
+				continue
+			}
+			if made++; made >= maxRecordsPerTarget || depth+1 >= maxChainDepth {
+				return false
+			}
+			if caller != nil {
+				onPath[caller] = true
+				ok := up(caller, depth+1)
+				delete(onPath, caller)
+				if !ok {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return up(fn, 0)
 }
 
 func newClassifier(g *CallGraph, stepLoopNames []string) *classifier {
@@ -698,12 +848,7 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy
 	}
 	r.Rule = ruleFor(r)
-	// A call in a helper's own loop over devices, chunks or layers runs some times per call
-	// of the helper: its callers decide how often, as for a call that runs once.
-	innerOnly := r.Frequency == Unknown && len(lc.Loops) > 0 && r.Gate == nil
-	for _, l := range lc.Loops {
-		innerOnly = innerOnly && l.Kind == otherLoop
-	}
+	innerOnly := innerOnlyOf(r, lc)
 	if r.Frequency != Once && !innerOnly || len(callers) == 0 {
 		return
 	}
@@ -726,6 +871,9 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 	r.Rule = ""
 	if pat != PatternNone {
 		r.Reason += "; legitimate use (" + string(pat) + "): " + pwhy
+	}
+	if len(via) == 0 && a.stopped[t] {
+		return // nothing found up there is reported (stopsUp)
 	}
 	next := inh
 	for _, g := range lc.Gates {
@@ -799,6 +947,17 @@ func (a *classifier) follow(t *Target, f *pyparse.File, call *pyparse.Call, via 
 		// helper once, the loop decides, here.
 		*r = own
 	}
+}
+
+// innerOnlyOf reports a call in a helper's own loop over devices, chunks or layers, which
+// runs some times per call of the helper: its callers decide how often, as for a call
+// that runs once.
+func innerOnlyOf(r *Record, lc *localContext) bool {
+	inner := r.Frequency == Unknown && len(lc.Loops) > 0 && r.Gate == nil
+	for _, l := range lc.Loops {
+		inner = inner && l.Kind == otherLoop
+	}
+	return inner
 }
 
 // atOverride moves the records found through a base class's `self.name()` (e) to the call

@@ -74,12 +74,66 @@ func oneAndFour(t *testing.T, g *CallGraph) (one, four string) {
 }
 
 // TestClassifyReported: with only one file reported, the classification gives that file's
-// records exactly as a classification of every target does, reading the sites on one
-// goroutine or on four; and for some fixture it follows fewer targets (reach leaves out the
-// targets whose records all fall elsewhere).
+// records, and the cache calls of it cut short, exactly as a classification of every target
+// does, reading the sites on one goroutine or on four, with the records a call may make
+// capped as usual and at 1 to 3 (walks cut short); for some fixture it follows fewer targets
+// (reach leaves out the targets whose records all fall elsewhere) and does not go up from
+// some (stopsUp).
 func TestClassifyReported(t *testing.T) {
-	defer func(n int) { sitesPerJob = n }(sitesPerJob)
+	defer func(n, m int) { sitesPerJob, maxRecordsPerTarget = n, m }(sitesPerJob, maxRecordsPerTarget)
 	sitesPerJob = 1
+	for _, maxRecordsPerTarget = range []int{maxRecordsPerTarget, 1, 2, 3} {
+		classifyReported(t)
+	}
+}
+
+// helpersCalledElsewhere writes a project whose memory helpers, in pkg/mem.py, are called
+// from other files, each on a way up of its own, in the shapes that decide whether a walk
+// up from a call in mem.py can be left out when mem.py is reported alone (stopsUp): free()
+// called only from other files (stops, unless capped: five records), clear_all() called
+// from reset() in mem.py itself (a reported site on the way up), per_device() with a loop
+// of its own called once (its callers' records decide its own), Cleaner.on_step() run by
+// its base class's loop in train.py (a dispatching caller, whose records are moved down to
+// the call in mem.py).
+func helpersCalledElsewhere(t *testing.T) (dir string, paths []string) {
+	t.Helper()
+	files := map[string]string{
+		"pyproject.toml":  "[project]\nname = 'p'\n",
+		"pkg/__init__.py": "",
+		"pkg/mem.py": "import torch\nfrom train import Base\n\n\ndef free():\n    torch.cuda.empty_cache()\n    torch.mps.empty_cache()\n\n\n" +
+			"def clear_all():\n    torch.cuda.empty_cache()\n\n\ndef reset():\n    clear_all()\n\n\n" +
+			"def per_device(chunks):\n    for c in chunks:\n        c.run()\n        torch.cuda.empty_cache()\n\n\n" +
+			"class Cleaner(Base):\n    def on_step(self):\n        torch.cuda.empty_cache()\n",
+		"train.py": "import torch\nfrom pkg.mem import free\n\n\n" +
+			"class Base:\n    def fit(self, loader, model, opt):\n        for batch in loader:\n            model(batch).backward()\n" +
+			"            opt.step()\n            self.on_step()\n\n    def on_step(self):\n        pass\n\n\n" +
+			"def train(loader, model, opt):\n    for batch in loader:\n        model(batch).backward()\n        opt.step()\n        free()\n\n\n" +
+			"def evaluate(model, data):\n    for x in data:\n        model(x)\n    free()\n\n\n" +
+			"def main(loader, model, opt, data):\n    train(loader, model, opt)\n    evaluate(model, data)\n    evaluate(model, data)\n",
+		"serve.py": "import torch\nfrom pkg.mem import reset, per_device\n\n\ndef shutdown(model):\n    del model\n    reset()\n\n\n" +
+			"def setup(chunks):\n    per_device(chunks)\n",
+	}
+	dir, all := writeFiles(t, files)
+	for _, p := range all {
+		if strings.HasSuffix(p, ".py") {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return dir, paths
+}
+
+// cutText lists the cache calls c cut short, a line each.
+func cutText(c *Classification) string {
+	var b strings.Builder
+	for _, tg := range c.Cut {
+		fmt.Fprintf(&b, "%s:%d: cut\n", tg.File.Path, tg.Call.Node.Line())
+	}
+	return b.String()
+}
+
+func classifyReported(t *testing.T) {
+	t.Helper()
 	defer func() { testHookReadSite = nil }()
 	var read atomic.Int64 // sites prewarm read
 	var mu sync.Mutex
@@ -93,10 +147,14 @@ func TestClassifyReported(t *testing.T) {
 		}
 		mu.Unlock()
 	}
-	narrowed, readFewer := 0, 0
-	for dir, files := range fixtureProjects(t) {
+	narrowed, readFewer, stopped, cut := 0, 0, 0, 0
+	projects := fixtureProjects(t)
+	dir, files := helpersCalledElsewhere(t)
+	projects[dir] = files
+	for dir, files := range projects {
 		g := fixtureGraph(t, dir, files)
 		all := mustClassify(t, g, 1, nil)
+		cut += len(all.Cut)
 		clear(allowed)
 		for _, tg := range g.Targets {
 			allowed[tg.Call] = true
@@ -115,6 +173,7 @@ func TestClassifyReported(t *testing.T) {
 			if len(targets) < len(g.Targets) {
 				narrowed++
 			}
+			stopped += len(newClassifier(g, nil).stopsUp(targets, reported))
 			// Prewarm reads the sites follow can reach: the targets', and the calls of the
 			// helpers their way up passes.
 			clear(allowed)
@@ -126,11 +185,11 @@ func TestClassifyReported(t *testing.T) {
 					allowed[e.Call] = true
 				}
 			}
-			want := linesIn(recordsText(all), file)
+			want := linesIn(recordsText(all)+cutText(all), file)
 			for _, jobs := range []int{1, 4} {
 				read.Store(0)
 				c := mustClassify(t, g, jobs, reported)
-				if got := linesIn(recordsText(c), file); got != want {
+				if got := linesIn(recordsText(c)+cutText(c), file); got != want {
 					t.Errorf("%s reported alone, %d goroutines: its records\n%s\nevery target followed:\n%s", file, jobs, got, want)
 				}
 				if jobs > 1 && read.Load() < readAll {
@@ -145,6 +204,10 @@ func TestClassifyReported(t *testing.T) {
 	if narrowed == 0 || readFewer == 0 {
 		t.Fatalf("no file reported alone left a target out (%d) or had fewer sites read beforehand (%d)", narrowed, readFewer)
 	}
+	if capped := maxRecordsPerTarget < 10; capped && cut == 0 || !capped && stopped == 0 {
+		t.Fatalf("at most %d records a call: %d cache calls cut short, %d walks up stopped", maxRecordsPerTarget, cut, stopped)
+	}
+	t.Logf("at most %d records a call: %d walks up stopped, %d cache calls cut short", maxRecordsPerTarget, stopped, cut)
 }
 
 // linesIn are the lines of a records text about file.

@@ -3,6 +3,7 @@ package pyparse
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,40 +37,30 @@ func BenchmarkParseFloor(b *testing.B) {
 	}
 	b.Logf("%d files naming empty_cache, %.1f MB", len(srcs), float64(size)/1e6)
 	loadLanguage()
-	b.Run("tree-sitter", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			eachParallel(len(srcs), func() (func(i int), func()) {
-				p, err := NewParser()
-				if err != nil {
-					b.Error(err)
-					return func(int) {}, func() {}
+	for _, c := range []struct {
+		name  string
+		parse func(p *Parser, src []byte) error
+	}{
+		{"tree-sitter", func(p *Parser, src []byte) error {
+			if !parseOnly(p.arena, parseText(src), time.Hour, p.cancel) {
+				return errors.New("parse cut short")
+			}
+			return nil
+		}},
+		{"pyparse", func(p *Parser, src []byte) error {
+			_, err := p.Parse(context.Background(), "x.py", src)
+			return err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if err := eachParallel(srcs, c.parse); err != nil {
+					b.Fatal(err)
 				}
-				return func(i int) {
-					if !parseOnly(p.arena, parseText(srcs[i]), time.Hour, p.cancel) {
-						b.Error("parse cut short")
-					}
-				}, p.Close
-			})
-		}
-	})
-	b.Run("pyparse", func(b *testing.B) {
-		b.SetBytes(int64(size))
-		for b.Loop() {
-			eachParallel(len(srcs), func() (func(i int), func()) {
-				p, err := NewParser()
-				if err != nil {
-					b.Error(err)
-					return func(int) {}, func() {}
-				}
-				return func(i int) {
-					if _, err := p.Parse(context.Background(), "x.py", srcs[i]); err != nil {
-						b.Error(err)
-					}
-				}, p.Close
-			})
-		}
-	})
+			}
+		})
+	}
 }
 
 // floorFiles reads the .py files under root that name empty_cache, largest first.
@@ -105,25 +96,38 @@ func floorFiles(b *testing.B, root string) [][]byte {
 	return srcs
 }
 
-// eachParallel hands 0..n-1, in order, to GOMAXPROCS goroutines, each with the function
-// worker made for it, and calls the done worker gave it when none is left.
-func eachParallel(n int, worker func() (do func(i int), done func())) {
-	next := make(chan int)
+// eachParallel parses srcs with parse on GOMAXPROCS goroutines, each with a parser of its
+// own, in order; the first error.
+func eachParallel(srcs [][]byte, parse func(p *Parser, src []byte) error) error {
+	next := make(chan []byte)
+	errs := make(chan error, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		do, done := worker()
 		wg.Go(func() {
-			defer done()
-			for i := range next {
-				do(i)
+			p, err := NewParser()
+			if err == nil {
+				defer p.Close()
 			}
+			for src := range next {
+				if err == nil {
+					err = parse(p, src)
+				}
+			}
+			errs <- err
 		})
 	}
-	for i := range n {
-		next <- i
+	for _, src := range srcs {
+		next <- src
 	}
 	close(next)
 	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestParseOnly holds BenchmarkParseFloor's "tree-sitter" case to a parse: one that is
