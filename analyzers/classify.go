@@ -496,43 +496,52 @@ func (a *classifier) stopsUp(targets []*Target, reported func(string) bool) map[
 		ok bool
 	}
 	var walkers []*walker
-	fits := map[*pyparse.Function]bool{}
+	// What holds of a function's way up, once per function: the targets in one helper
+	// share it (free_memory()'s four cache calls).
+	type way struct {
+		up   map[*pyparse.Function]bool
+		free bool // nothing on it reported or dispatching, and the walk fits
+	}
+	ways := map[*pyparse.Function]way{}
 	for _, t := range targets {
 		fn := t.Call.Function
 		callers := a.otherCallers(fn)
 		if len(callers) == 0 {
 			continue
 		}
-		// follow's first reading of the site, memoized: the same answers for it.
-		lc := a.siteContext(t.File, t.Call.Node)
-		r := &Record{File: t.File, Call: t.Call, Target: t}
-		a.siteFrequency(t.File, fn, lc, r, true)
-		inner := innerOnlyOf(r, lc)
-		if r.Frequency != Once && !inner {
-			continue
-		}
-		w := &walker{t: t, up: upward(a.g, []*pyparse.Function{fn})}
-		// (A target in a file not reported is followed only for a reported site on its way
-		// up, reach: it never stops.)
-		w.ok = !inner && !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
-		for caller := range w.up {
-			if !w.ok {
-				break
-			}
-			for _, e := range a.g.Callers[caller] {
-				if reported(e.File.Path) {
-					w.ok = false
+		wy, seen := ways[fn]
+		if !seen {
+			wy.up = upward(a.g, []*pyparse.Function{fn})
+			// (A target in a file not reported is followed only for a reported site on its
+			// way up, reach: its way is never free.)
+			wy.free = !slices.ContainsFunc(callers, func(e *Edge) bool { return e.Dispatch })
+			for caller := range wy.up {
+				if !wy.free {
 					break
 				}
+				for _, e := range a.g.Callers[caller] {
+					if reported(e.File.Path) {
+						wy.free = false
+						break
+					}
+				}
 			}
+			wy.free = wy.free && a.walkFits(fn)
+			ways[fn] = wy
 		}
-		if w.ok {
-			f, seen := fits[fn]
-			if !seen {
-				f = a.walkFits(fn)
-				fits[fn] = f
+		w := &walker{t: t, up: wy.up}
+		if wy.free {
+			// follow's first reading of the site, memoized: the same answers for it. A
+			// target whose way is not free is not read here (prewarm reads it): it is taken
+			// to walk up, and so its way stops nothing.
+			lc := a.siteContext(t.File, t.Call.Node)
+			r := &Record{File: t.File, Call: t.Call, Target: t}
+			a.siteFrequency(t.File, fn, lc, r, true)
+			inner := innerOnlyOf(r, lc)
+			if r.Frequency != Once && !inner {
+				continue // never walks up
 			}
-			w.ok = f
+			w.ok = !inner
 		}
 		walkers = append(walkers, w)
 	}

@@ -87,6 +87,44 @@ func TestClassifyReported(t *testing.T) {
 	}
 }
 
+// TestStopsUp: with pkg/mem.py reported alone, the classification neither reads beforehand
+// nor follows a call site of free() (whose way up holds nothing reported) for free()'s two
+// cache calls, and does go up from the other helpers' calls; its records in mem.py are
+// TestClassifyReported's to compare.
+func TestStopsUp(t *testing.T) {
+	defer func(n int) { sitesPerJob = n }(sitesPerJob)
+	sitesPerJob = 1
+	defer func() { testHookReadSite, testHookFollow = nil, nil }()
+	dir, files := helpersCalledElsewhere(t)
+	g := fixtureGraph(t, dir, files)
+	mem := filepath.Join(dir, "pkg", "mem.py")
+	var mu sync.Mutex
+	var read []*pyparse.Call
+	testHookReadSite = func(c *pyparse.Call) {
+		mu.Lock()
+		read = append(read, c)
+		mu.Unlock()
+	}
+	followed := map[string][]string{} // target's function -> callees of the sites followed
+	testHookFollow = func(tg *Target, c *pyparse.Call) {
+		followed[tg.Call.Function.Name] = append(followed[tg.Call.Function.Name], c.Callee)
+	}
+	mustClassify(t, g, 4, func(path string) bool { return path == mem })
+	for _, c := range read {
+		if c.Callee == "free" {
+			t.Errorf("a call of free() in %s read beforehand", c.Function.Name)
+		}
+	}
+	if got := followed["free"]; len(got) != 2 || slices.ContainsFunc(got, func(callee string) bool { return callee == "free" }) {
+		t.Errorf("free()'s cache calls followed to %q, want their own two sites only", got)
+	}
+	for _, fn := range []string{"clear_all", "per_device"} {
+		if len(followed[fn]) < 2 {
+			t.Errorf("%s()'s cache call followed to %q: not up to its callers", fn, followed[fn])
+		}
+	}
+}
+
 // helpersCalledElsewhere writes a project whose memory helpers, in pkg/mem.py, are called
 // from other files, each on a way up of its own, in the shapes that decide whether a walk
 // up from a call in mem.py can be left out when mem.py is reported alone (stopsUp): free()
