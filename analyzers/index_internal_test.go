@@ -52,7 +52,7 @@ func TestGlobalSelfFromModel(t *testing.T) {
 
 // globalSelfByWalk is globalSelfOf as a walk of every method of every class.
 func globalSelfByWalk(f *pyparse.File) map[string]*pyparse.Class {
-	if !f.HasGlobal() {
+	if len(f.GlobalStatements()) == 0 {
 		return nil
 	}
 	m := map[string]*pyparse.Class{}

@@ -356,14 +356,6 @@ func (f *File) Qualify(dotted string) string {
 	return q + suffix + "." + rest
 }
 
-// buildModel reads imports, classes, functions and calls from the copied tree in one
-// pre-order walk that carries the enclosing function and qualified-name prefix down, so its
-// cost is linear in the tree. (A tree-sitter query did this before: its cursor keeps one
-// pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
-// recovery builds from an unclosed bracket, each node cost time in the depth.)
-// HasGlobal reports whether the file has a `global` statement anywhere.
-func (f *File) HasGlobal() bool { return len(f.globals) > 0 }
-
 // GlobalStatements are the file's global_statement nodes, in any scope, in the order
 // Root.Walk meets them. The slice is the file's: not to be changed.
 func (f *File) GlobalStatements() []*Node { return f.globals }
@@ -376,6 +368,11 @@ func (f *File) Assignments() []*Node { return f.assignNodes }
 // Root.Walk meets them. The slice is the file's: not to be changed.
 func (f *File) ExceptClauses() []*Node { return f.exceptNodes }
 
+// buildModel reads imports, classes, functions and calls from the copied tree in one
+// pre-order walk that carries the enclosing function and qualified-name prefix down, so its
+// cost is linear in the tree. (A tree-sitter query did this before: its cursor keeps one
+// pending state per enclosing call, so on nested calls, such as `f()()()...` or what error
+// recovery builds from an unclosed bracket, each node cost time in the depth.)
 func (f *File) buildModel(root *Node, sc *scratch) {
 	f.funcByNode = map[*Node]*Function{}
 	f.classByNode = map[*Node]*Class{}

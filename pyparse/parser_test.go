@@ -973,16 +973,16 @@ func TestParamTypes(t *testing.T) {
 	}
 }
 
-// TestHasGlobal: a global statement anywhere in the file, not the word in a comment or a
-// string.
-func TestHasGlobal(t *testing.T) {
-	for src, want := range map[string]bool{
-		"class A:\n    def f(self):\n        global g\n        g = self\n": true,
-		"global x\nx = 1\n":                true,
-		"# global state\ns = 'global x'\n": false,
+// TestGlobalStatements: the global statements anywhere in the file, not the word in a
+// comment or a string.
+func TestGlobalStatements(t *testing.T) {
+	for src, want := range map[string]int{
+		"class A:\n    def f(self):\n        global g\n        g = self\n": 1,
+		"global x\nx = 1\ndef f():\n    global y, z\n":                     2,
+		"# global state\ns = 'global x'\n":                                 0,
 	} {
-		if got := parse(t, src).HasGlobal(); got != want {
-			t.Errorf("HasGlobal of %q = %v, want %v", src, got, want)
+		if got := parse(t, src).GlobalStatements(); len(got) != want || slices.ContainsFunc(got, func(n *Node) bool { return n.Kind() != "global_statement" }) {
+			t.Errorf("GlobalStatements of %q: %d nodes, want %d global statements", src, len(got), want)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func modelDump(f *File) string {
 	for _, c := range f.Entered {
 		fmt.Fprintf(&b, "with %q %s func %s args %s in %s\n", c.Callee, node(c.Node), node(c.Func), node(c.Args), fnName(c.Function))
 	}
-	fmt.Fprintf(&b, "global %v %s\nassignments %s\nexcept clauses %s\n", f.HasGlobal(), nodes(f.GlobalStatements()), nodes(f.Assignments()), nodes(f.ExceptClauses()))
+	fmt.Fprintf(&b, "globals %s\nassignments %s\nexcept clauses %s\n", nodes(f.GlobalStatements()), nodes(f.Assignments()), nodes(f.ExceptClauses()))
 	return b.String()
 }
 
