@@ -295,8 +295,8 @@ func TestParseNamedAheadStore(t *testing.T) {
 	}
 }
 
-// TestParseNamedAheadStopped: a parse ahead of a file named is cancelled by stop, and the
-// store's close does not wait for it to end: no tree is kept.
+// TestParseNamedAheadStopped: a parse ahead of a file named is cancelled by stop: it ends
+// without a tree (the store's close waits for it), and no tree is kept for the next run.
 func TestParseNamedAheadStopped(t *testing.T) {
 	root := t.TempDir()
 	src := []byte(strings.Repeat("def g(x):\n    for b in x:\n        torch.cuda.empty_cache()\n", 2000))
